@@ -1,0 +1,52 @@
+# One Makefile for the whole template. Per-area targets live in mk/*.mk and are included below.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 3000
+HOST ?= 127.0.0.1
+BUSINESS ?= demo
+export PYTHONPATH := $(CURDIR)/src:$(CURDIR)
+
+.DEFAULT_GOAL := help
+.PHONY: help venv run test unit lint fmt bench events clean
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed ## create the virtualenv and install everything
+
+run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions)
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda.local.server --host $(HOST) --port $(PORT)
+
+test: venv ## install what the tests need and run the whole suite
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+unit: venv ## fast unit tests only
+	$(PY) -m pytest -q tests/unit $(PYTEST_ARGS)
+
+lint: venv ## ruff + mypy
+	$(VENV)/bin/ruff check src tests scripts
+	$(VENV)/bin/ruff format --check src tests scripts
+	$(VENV)/bin/mypy
+
+fmt: venv ## format the code
+	$(VENV)/bin/ruff format src tests scripts
+	$(VENV)/bin/ruff check --fix src tests scripts
+
+bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
+	$(PY) scripts/bench.py
+
+events: venv ## regenerate the saved API Gateway events and expected responses under events/
+	$(PY) scripts/record_events.py
+
+clean: ## remove caches and build output
+	rm -rf .pytest_cache .mypy_cache .ruff_cache .aws-sam build
+
+-include mk/*.mk

@@ -1,0 +1,1 @@
+"""Business packages: one per deployed Lambda. Each exports `BUSINESS = Business(...)`."""

@@ -1,0 +1,83 @@
+"""FastAPI app factory: routes /mcp to the protocol layer. Built once per container."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .observability import get_logger, quiet_libraries
+from .protocol import McpMethods, McpServer
+from .sessions import SessionStore, build_session_store
+from .settings import Settings, get_settings
+from .tools import Business, load_business
+from .tools.executor import ResultCheck
+from .transport import McpEndpoint
+from .transport.http import _error
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def manifest_path(settings: Settings, business: Business) -> Path:
+    """`MANIFEST_DIR/<business>.yaml`; by default the repo's `manifest/` (or one bundled beside the code)."""
+    if settings.manifest_dir:
+        return Path(settings.manifest_dir) / f"{business.name}.yaml"
+    for base in (REPO_ROOT / "manifest", Path(__file__).resolve().parents[1] / "manifest"):
+        candidate = base / f"{business.name}.yaml"
+        if candidate.exists():
+            return candidate
+    return REPO_ROOT / "manifest" / f"{business.name}.yaml"
+
+
+def bind_business_manifest(
+    settings: Settings, business: Business
+) -> tuple[ResultCheck | None, dict[str, dict[str, Any]]]:
+    """The manifest's result check and output schemas; a business without a manifest file is served unchecked."""
+    path = manifest_path(settings, business)
+    if not path.exists():
+        return None, {}
+    from .manifest import bind_manifest  # raises ManifestError at start when the manifest is invalid
+
+    bound = bind_manifest(business, path)
+    schemas = {spec.name: s for spec in business.tools if (s := bound.output_schema(spec.name)) is not None}
+    return bound.check, schemas
+
+
+def create_app(
+    settings: Settings | None = None,
+    business: Business | None = None,
+    sessions: SessionStore | None = None,
+) -> FastAPI:
+    settings = settings or get_settings()
+    business = business or load_business(settings.business)
+    logger = get_logger(business.name)
+    quiet_libraries()
+    result_check, output_schemas = bind_business_manifest(settings, business)
+    methods = McpMethods(business, settings, logger, result_check=result_check, output_schemas=output_schemas)
+    server = McpServer(methods, sessions or build_session_store(settings), settings.list_ttl_ms)
+    endpoint = McpEndpoint(server, settings)
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
+    app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        # The last line of defence: log the stack, never send it.
+        logging.getLogger("mcp_lambda").exception("unhandled error", exc_info=exc)
+        return _error(500, -32603, "Internal error")
+
+    logger.info(
+        "server_started",
+        extra={
+            "event": "server_started",
+            "version": business.version,
+            "environment": settings.environment,
+            "tool_count": len(business.tools),
+            "session_store": settings.session_store,
+        },
+    )
+    return app

@@ -1,0 +1,29 @@
+"""Problems found in a manifest: one line each, naming the file, the YAML path and the rule broken."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule. `str(problem)` is the single line lint prints: `file:yaml.path: [rule] message`."""
+
+    file: str
+    yaml_path: str
+    rule: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f" (line {self.line})" if self.line is not None else ""
+        return f"{self.file}:{self.yaml_path or '<root>'}: [{self.rule}] {self.message}{where}"
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be served; `.problems` lists every problem, not just the first."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        lines = "\n".join(str(problem) for problem in self.problems)
+        super().__init__(f"manifest has {len(self.problems)} problem(s):\n{lines}")

@@ -1,0 +1,189 @@
+"""Reading a manifest file: YAML (with duplicate keys caught), then typed models, then the cross-field rules.
+
+Each tool and each entity is validated on its own, so one broken entry does not hide the problems of the others.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import ManifestError, Problem
+from .models import FIELD_TYPES, EntitySpec, FieldSpec, HistoryCardRefresh, Manifest, ToolEntry, ToolOutput
+from .rules import semantic_problems, tool_name_problems
+
+TOP_LEVEL_KEYS = ("tools", "entities")
+TYPE_SYNONYMS = {
+    "integer": "int",
+    "number": "float",
+    "double": "float",
+    "bool": "boolean",
+    "str": "string",
+    "text": "string",
+    "list": "array",
+    "dict": "object",
+    "map": "object",
+}
+# Where each nested key leads, so an unknown key can be matched against the keys allowed at that spot.
+_NESTED: dict[type[BaseModel], dict[str, tuple[bool, type[BaseModel]]]] = {
+    EntitySpec: {"schema": (True, FieldSpec), "history_card_refresh": (False, HistoryCardRefresh)},
+    FieldSpec: {"properties": (True, FieldSpec), "items": (False, FieldSpec)},
+    ToolEntry: {"output": (False, ToolOutput)},
+}
+
+
+def load_manifest(path: str | Path) -> Manifest:
+    """Parse and check a manifest; raises ManifestError listing every problem."""
+    manifest, problems = parse_manifest(path)
+    if problems:
+        raise ManifestError(problems)
+    return manifest
+
+
+def lint_manifest(path: str | Path, tool_names: set[str] | None = None) -> list[Problem]:
+    """Every problem in the manifest; with `tool_names`, also tools missing on either side."""
+    manifest, problems = parse_manifest(path)
+    if tool_names is not None:
+        problems += _with_lines(tool_name_problems(manifest, tool_names), {})
+    return problems
+
+
+def parse_manifest(path: str | Path) -> tuple[Manifest, list[Problem]]:
+    """The entries that parsed, and the problems of all of them (structural and cross-field)."""
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        return Manifest(source=file), [
+            Problem(file, "", "unreadable", f"cannot read the file: {exc.strerror}")
+        ]
+    try:
+        root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        return Manifest(source=file), [
+            Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", exc)), line)
+        ]
+    lines: dict[str, int] = {}
+    problems = _walk_nodes(root_node, "", file, lines) if root_node is not None else []
+    manifest, structural = _build(file, data)
+    problems += structural + semantic_problems(manifest)
+    return manifest, _with_lines(problems, lines)
+
+
+def _build(file: str, data: Any) -> tuple[Manifest, list[Problem]]:
+    if not isinstance(data, Mapping):
+        return Manifest(source=file), [Problem(file, "", "not-a-mapping", "the manifest must be a mapping")]
+    problems = [
+        Problem(
+            file,
+            str(key),
+            "unknown-key",
+            f"unknown top-level key '{key}'{_suggest(str(key), TOP_LEVEL_KEYS)}",
+        )
+        for key in data
+        if key not in TOP_LEVEL_KEYS
+    ]
+    if "tools" not in data:
+        problems.append(Problem(file, "tools", "missing-key", "a manifest must declare its tools"))
+    tools: dict[str, ToolEntry] = {}
+    entities: dict[str, EntitySpec] = {}
+    for section, model, into in (("tools", ToolEntry, tools), ("entities", EntitySpec, entities)):
+        raw = data.get(section)
+        if raw is None:
+            continue
+        if not isinstance(raw, Mapping):
+            problems.append(
+                Problem(file, section, "not-a-mapping", f"'{section}' must be a mapping of names")
+            )
+            continue
+        for name, body in raw.items():
+            base = f"{section}.{name}"
+            if not isinstance(name, str):
+                problems.append(Problem(file, base, "invalid-name", f"{section[:-1]} names must be strings"))
+                continue
+            try:
+                into[name] = model.model_validate(body)  # type: ignore[assignment]
+            except ValidationError as exc:
+                problems += [_from_pydantic(file, base, model, error) for error in exc.errors()]
+    return Manifest(source=file, tools=tools, entities=entities), problems
+
+
+def _from_pydantic(file: str, base: str, model: type[BaseModel], error: Any) -> Problem:
+    loc = tuple(str(part) for part in error["loc"])
+    path = ".".join((base, *loc))
+    kind, value = error["type"], error.get("input")
+    key = loc[-1] if loc else ""
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(model, loc[:-1])
+        return Problem(file, path, "unknown-key", f"unknown key '{key}'{_suggest(key, allowed)}")
+    if kind == "missing":
+        return Problem(file, path, "missing-key", f"required key '{key}' is missing")
+    if kind == "literal_error" and key == "type" and "output" not in loc:
+        hint = TYPE_SYNONYMS.get(str(value)) or ""
+        suggestion = f"; did you mean '{hint}'?" if hint else _suggest(str(value), FIELD_TYPES)
+        return Problem(
+            file,
+            path,
+            "unknown-type",
+            f"unknown type '{value}' (allowed: {', '.join(FIELD_TYPES)}){suggestion}",
+        )
+    if kind == "literal_error":
+        return Problem(file, path, "unknown-value", f"'{value}' is not allowed: {error['msg'].lower()}")
+    if kind == "model_type" or kind == "dict_type":
+        return Problem(file, path, "not-a-mapping", f"'{key or base}' must be a mapping")
+    return Problem(file, path, "wrong-value-type", error["msg"])
+
+
+def _allowed_keys(model: type[BaseModel], loc: tuple[str, ...]) -> list[str]:
+    current, index = model, 0
+    while index < len(loc):
+        step = _NESTED.get(current, {}).get(loc[index])
+        if step is None:
+            return []
+        is_mapping, current = step
+        index += 2 if is_mapping else 1
+    return [field.alias or name for name, field in current.model_fields.items()]
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _walk_nodes(node: yaml.Node, path: str, file: str, lines: dict[str, int]) -> list[Problem]:
+    """Record each YAML path's line, and report keys given twice (PyYAML would silently keep the last)."""
+    lines.setdefault(path, node.start_mark.line + 1)
+    problems: list[Problem] = []
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            child = f"{path}.{key}" if path else key
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                problems.append(Problem(file, child, "duplicate-key", f"key '{key}' is given twice", line))
+            seen.add(key)
+            problems += _walk_nodes(value_node, child, file, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            problems += _walk_nodes(item, f"{path}.{index}", file, lines)
+    return problems
+
+
+def _with_lines(problems: list[Problem], lines: dict[str, int]) -> list[Problem]:
+    out = []
+    for problem in problems:
+        line, path = problem.line, problem.yaml_path
+        while line is None and path:
+            line = lines.get(path)
+            path = path.rpartition(".")[0]
+        out.append(Problem(problem.file, problem.yaml_path, problem.rule, problem.message, line))
+    return out

@@ -1,0 +1,86 @@
+"""Typed models of `manifest/<business>.yaml` (docs/doubao-protocol.md §2); strict: unknown keys are errors."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FieldType = Literal["string", "int", "float", "boolean", "object", "array"]
+FIELD_TYPES: tuple[str, ...] = ("string", "int", "float", "boolean", "object", "array")
+OutputKind = Literal["entities", "execution_result"]
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+
+
+class FieldSpec(BaseModel):
+    """One declared field of an entity (or of a nested object / array item)."""
+
+    model_config = _STRICT
+
+    type: FieldType
+    description: str | None = None
+    llm_visible: bool = True
+    llm_modifiable: bool = False
+    is_entity_id: bool = False
+    is_refresh_key: bool = False
+    properties: dict[str, FieldSpec] | None = None
+    items: FieldSpec | None = None
+
+
+class HistoryCardRefresh(BaseModel):
+    """Whether cards shown earlier in the conversation are refreshed (matched by the refresh key)."""
+
+    model_config = _STRICT
+
+    enabled: bool
+    scope: Literal["same_conversation"] = "same_conversation"
+    refresh_to: Literal["fixed_style"] = "fixed_style"
+
+
+class EntitySpec(BaseModel):
+    """An entity type: its field schema, and which widget shows it for which tool."""
+
+    model_config = _STRICT
+
+    fields: dict[str, FieldSpec] = Field(alias="schema")
+    description: str | None = None
+    tool_card_binding: dict[str, str] = Field(default_factory=dict)
+    history_card_refresh: HistoryCardRefresh | None = None
+
+    @property
+    def id_field(self) -> str:
+        return next(name for name, spec in self.fields.items() if spec.is_entity_id)
+
+    @property
+    def refresh_key_field(self) -> str | None:
+        return next((name for name, spec in self.fields.items() if spec.is_refresh_key), None)
+
+
+class ToolOutput(BaseModel):
+    """`tools.<tool>.output`: the result shape, and which entity types the tool may return."""
+
+    model_config = _STRICT
+
+    kind: OutputKind
+    entity_types: list[str] = Field(default_factory=list)
+
+
+class ToolEntry(BaseModel):
+    """`tools.<tool>`. `kind` is accepted because the platform's own examples carry it; it has no effect."""
+
+    model_config = _STRICT
+
+    output: ToolOutput
+    description: str | None = None
+    kind: str | None = None
+
+
+class Manifest(BaseModel):
+    """A whole manifest. Build it with `load_manifest`, which also applies the cross-field rules."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str = ""
+    tools: dict[str, ToolEntry] = Field(default_factory=dict)
+    entities: dict[str, EntitySpec] = Field(default_factory=dict)

@@ -1,0 +1,104 @@
+"""JSON-RPC 2.0 messages: classification, validation and error values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SESSION_NOT_FOUND = -32001
+SERVICE_UNAVAILABLE = -32003
+RESOURCE_NOT_FOUND = -32002
+HEADER_MISMATCH = -32020
+MISSING_CLIENT_CAPABILITY = -32021
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+RequestId = str | int
+
+
+class RpcError(Exception):
+    """A JSON-RPC error to send back; `http_status` is the status the transport should use."""
+
+    def __init__(self, code: int, message: str, data: Any = None, http_status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.http_status = http_status
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+def error_response(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+
+
+def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+@dataclass(frozen=True)
+class Request:
+    id: RequestId
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Response:
+    """A client's JSON-RPC response (to a server request); accepted and ignored here."""
+
+    id: RequestId | None
+
+
+Message = Request | Notification | Response
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def recover_id(raw: Any) -> RequestId | None:
+    """The id to echo in an error about `raw`, when it has a usable one."""
+    if isinstance(raw, dict) and _valid_id(raw.get("id")):
+        return raw["id"]  # type: ignore[no-any-return]
+    return None
+
+
+def parse_message(raw: Any) -> Message:
+    """Classify one JSON value as a request, notification or response; raise -32600 naming the bad field."""
+    if not isinstance(raw, dict):
+        raise RpcError(INVALID_REQUEST, "Invalid Request: a JSON-RPC message must be a JSON object")
+    if raw.get("jsonrpc") != "2.0":
+        raise RpcError(INVALID_REQUEST, "Invalid Request: field 'jsonrpc' must be \"2.0\"")
+    if "method" not in raw:
+        if ("result" in raw) != ("error" in raw) and "id" in raw:
+            return Response(id=raw["id"] if _valid_id(raw["id"]) else None)
+        raise RpcError(INVALID_REQUEST, "Invalid Request: field 'method' is required")
+    method = raw["method"]
+    if not isinstance(method, str) or not method:
+        raise RpcError(INVALID_REQUEST, "Invalid Request: field 'method' must be a non-empty string")
+    params = raw.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise RpcError(INVALID_REQUEST, "Invalid Request: field 'params' must be an object")
+    if "id" not in raw:
+        return Notification(method=method, params=params)
+    if not _valid_id(raw["id"]):
+        raise RpcError(INVALID_REQUEST, "Invalid Request: field 'id' must be a string or an integer")
+    return Request(id=raw["id"], method=method, params=params)

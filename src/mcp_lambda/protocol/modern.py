@@ -1,0 +1,158 @@
+"""The 2026-07-28 era: stateless requests carrying `_meta`, validated in the order of mcp-wire §6."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from .jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Notification,
+    Request,
+    RpcError,
+    error_response,
+    parse_message,
+    recover_id,
+    result_response,
+)
+from .methods import McpMethods
+from .scope import CallScope, Inbound, Outbound
+from .versions import MODERN_VERSIONS
+
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# Methods whose target is mirrored in the Mcp-Name header, and the params field it mirrors.
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+CACHEABLE_METHODS = {
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+}
+# mcp-wire §3: how JSON-RPC error codes map to HTTP status on the modern path.
+ERROR_STATUS = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
+
+
+class ModernEra:
+    def __init__(self, methods: McpMethods, server_info: dict[str, Any], list_ttl_ms: int) -> None:
+        self.methods = methods
+        self.server_info = server_info
+        self.list_ttl_ms = list_ttl_ms
+        methods.modern_only["server/discover"] = self.discover
+
+    async def post(self, inbound: Inbound) -> Outbound:
+        body = inbound.body
+        if isinstance(body, list):
+            error = RpcError(
+                INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not accepted at 2026-07-28"
+            )
+            return Outbound(400, error_response(None, error))
+        try:
+            message = parse_message(body)
+        except RpcError as exc:
+            return Outbound(400, error_response(recover_id(body), exc))
+        if isinstance(message, Notification):
+            return Outbound(202)
+        if not isinstance(message, Request):
+            error = RpcError(
+                INVALID_REQUEST, "Invalid Request: a 2026-07-28 client sends no JSON-RPC responses"
+            )
+            return Outbound(400, error_response(recover_id(body), error))
+        try:
+            scope = self._validate(inbound, message)
+            handler = self.methods.handler_for("modern", message.method)
+            result = await handler(scope, message.params)
+        except RpcError as exc:
+            status = exc.http_status or ERROR_STATUS.get(exc.code, 200)
+            return Outbound(status, error_response(message.id, exc))
+        response = result_response(message.id, self._decorate(message.method, result))
+        if scope.notifications and inbound.accepts_sse:
+            return Outbound(200, messages=[*scope.notifications, response])
+        return Outbound(200, response)
+
+    async def reject_method(self, inbound: Inbound) -> Outbound:
+        """GET and DELETE have no meaning at 2026-07-28."""
+        return Outbound(405, headers={"allow": "POST"})
+
+    def _validate(self, inbound: Inbound, request: Request) -> CallScope:
+        meta = request.params.get("_meta")
+        if not isinstance(meta, dict):
+            raise RpcError(INVALID_PARAMS, "params._meta is required at protocol version 2026-07-28")
+        version = meta.get(META_VERSION)
+        if not isinstance(version, str) or not version:
+            raise RpcError(INVALID_PARAMS, f'params._meta["{META_VERSION}"] is required and must be a string')
+        capabilities = meta.get(META_CAPABILITIES)
+        if not isinstance(capabilities, dict):
+            raise RpcError(
+                INVALID_PARAMS, f'params._meta["{META_CAPABILITIES}"] is required and must be an object'
+            )
+        _require_header(inbound, "MCP-Protocol-Version", version)
+        _require_header(inbound, "Mcp-Method", request.method)
+        name_field = NAMED_METHODS.get(request.method)
+        if name_field is not None:
+            target = request.params.get(name_field)
+            if isinstance(target, str):
+                _require_header(inbound, "Mcp-Name", target, encoded=True)
+        if version not in MODERN_VERSIONS:
+            raise RpcError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                f"Unsupported protocol version: {version}",
+                data={"supported": list(MODERN_VERSIONS), "requested": version},
+            )
+        return CallScope(
+            era="modern",
+            protocol_version=version,
+            request_id=request.id,
+            correlation_id=inbound.correlation_id,
+            client_capabilities=capabilities,
+            meta=meta,
+            log_level=meta.get("io.modelcontextprotocol/logLevel")
+            if isinstance(meta.get("io.modelcontextprotocol/logLevel"), str)
+            else None,
+        )
+
+    def _decorate(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+        result.setdefault("resultType", "complete")
+        if method in CACHEABLE_METHODS and result["resultType"] == "complete":
+            result.setdefault("ttlMs", self.list_ttl_ms)
+            result.setdefault("cacheScope", "public")
+        meta = result.setdefault("_meta", {})
+        if isinstance(meta, dict):
+            meta.setdefault(META_SERVER_INFO, self.server_info)
+        return result
+
+    async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": list(MODERN_VERSIONS),
+            "capabilities": self.methods.capabilities("modern"),
+        }
+        if self.methods.business.instructions:
+            result["instructions"] = self.methods.business.instructions
+        return result
+
+
+def decode_header_value(value: str) -> str:
+    """Mcp-Name / Mcp-Param-* values: plain, or `=?base64?<b64 of UTF-8>?=` for values unsafe in a header."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise RpcError(HEADER_MISMATCH, "Header mismatch: invalid base64 header value") from None
+    return value
+
+
+def _require_header(inbound: Inbound, name: str, expected: str, encoded: bool = False) -> None:
+    value = inbound.header(name)
+    if value is None:
+        raise RpcError(HEADER_MISMATCH, f"Header mismatch: {name} header is required and must equal the body")
+    if encoded:
+        value = decode_header_value(value)
+    if value != expected:
+        raise RpcError(HEADER_MISMATCH, f"Header mismatch: {name} header does not match the request body")

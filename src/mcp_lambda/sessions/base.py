@@ -1,0 +1,98 @@
+"""The SessionStore contract for legacy-era (initialize + Mcp-Session-Id) sessions.
+
+Every implementation keeps all session state outside the process, so a request that lands on a fresh
+container is served exactly like one that lands on the container that minted the session.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def new_session_id() -> str:
+    """A session id of 192 random bits in visible ASCII (URL-safe base64), as the transport requires."""
+    return secrets.token_urlsafe(24)
+
+
+class Session(BaseModel):
+    """One legacy MCP session: what initialize negotiated, and who may use it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    protocol_version: str
+    business: str
+    client_info: dict[str, Any] = Field(default_factory=dict)
+    client_capabilities: dict[str, Any] = Field(default_factory=dict)
+    principal: str | None = None
+    log_level: str | None = None
+    created_at: float
+    last_seen: float
+    expires_at: float
+
+    def is_expired(self, now: float | None = None) -> bool:
+        return (time.time() if now is None else now) >= self.expires_at
+
+    def needs_refresh(self, ttl_seconds: int, now: float | None = None) -> bool:
+        """Sliding expiry without a write per request: refresh only once less than half the TTL remains."""
+        now = time.time() if now is None else now
+        return self.expires_at - now < ttl_seconds / 2
+
+
+class SessionNotFound(LookupError):
+    """No live session has that id (never existed, expired, deleted, or bound to another caller)."""
+
+
+class SessionStoreUnavailable(RuntimeError):
+    """The backing store is throttled or unreachable; the caller should answer 503 and may retry."""
+
+    def __init__(self, message: str = "session store unavailable", retry_after_seconds: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
+class SessionStore(Protocol):
+    """Create / get / touch / delete, with expiry. All methods may raise SessionStoreUnavailable."""
+
+    ttl_seconds: int
+
+    def create(self, session: Session) -> None:
+        """Store a new session; never overwrites an existing id."""
+
+    def get(self, session_id: str) -> Session | None:
+        """The live session with that id, or None when it is unknown or expired."""
+
+    def touch(self, session: Session) -> Session:
+        """Record use; extends `expires_at` only when `needs_refresh` says so (at most one write)."""
+
+    def delete(self, session_id: str) -> bool:
+        """End the session; True when one was deleted."""
+
+
+def open_session(
+    *,
+    protocol_version: str,
+    business: str,
+    ttl_seconds: int,
+    client_info: dict[str, Any] | None = None,
+    client_capabilities: dict[str, Any] | None = None,
+    principal: str | None = None,
+    now: float | None = None,
+) -> Session:
+    """A new Session value with a fresh id and expiry; the caller stores it with `SessionStore.create`."""
+    now = time.time() if now is None else now
+    return Session(
+        session_id=new_session_id(),
+        protocol_version=protocol_version,
+        business=business,
+        client_info=client_info or {},
+        client_capabilities=client_capabilities or {},
+        principal=principal,
+        created_at=now,
+        last_seen=now,
+        expires_at=now + ttl_seconds,
+    )

@@ -1,0 +1,88 @@
+"""A Business: the set of tools (and later resources, prompts) one Lambda serves, declared explicitly."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .decorator import ToolSpec
+
+
+class BusinessError(ValueError):
+    """The business package is missing or malformed."""
+
+
+class InvalidCursor(ValueError):
+    """A pagination cursor this server did not issue."""
+
+
+@dataclass(frozen=True)
+class Business:
+    """What a business package exports as `BUSINESS`. Tools are listed explicitly: no import side effects."""
+
+    name: str
+    tools: Sequence[ToolSpec]
+    version: str = "0.1.0"
+    title: str | None = None
+    instructions: str | None = None
+    extensions: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for spec in self.tools:
+            if not isinstance(spec, ToolSpec):
+                raise BusinessError(f"business '{self.name}': {spec!r} is not a @tool")
+            if spec.name in seen:
+                raise BusinessError(f"business '{self.name}': tool '{spec.name}' is listed twice")
+            seen.add(spec.name)
+        object.__setattr__(self, "_by_name", {spec.name: spec for spec in self.tools})
+
+    def tool(self, name: str) -> ToolSpec | None:
+        by_name: dict[str, ToolSpec] = self._by_name  # type: ignore[attr-defined]
+        return by_name.get(name)
+
+    def tool_page(self, cursor: str | None, page_size: int) -> tuple[list[ToolSpec], str | None]:
+        """Tools in declaration order (deterministic), one page at a time, with an opaque next cursor."""
+        start = decode_cursor(cursor) if cursor is not None else 0
+        if start > len(self.tools):
+            raise InvalidCursor("cursor is past the end of the list")
+        end = start + page_size
+        page = list(self.tools[start:end])
+        return page, encode_cursor(end) if end < len(self.tools) else None
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        offset = value["o"]
+    except (binascii.Error, ValueError, TypeError, KeyError, UnicodeDecodeError):
+        raise InvalidCursor("cursor is not one this server issued") from None
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidCursor("cursor is not one this server issued")
+    return offset
+
+
+def load_business(name: str) -> Business:
+    """Import `businesses.<name>` and return its `BUSINESS`."""
+    try:
+        module = importlib.import_module(f"businesses.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("businesses"):
+            raise BusinessError(
+                f"business '{name}' not found: expected a package src/businesses/{name}/"
+            ) from None
+        raise
+    business = getattr(module, "BUSINESS", None)
+    if not isinstance(business, Business):
+        raise BusinessError(f"businesses.{name} must define BUSINESS = Business(...)")
+    return business

@@ -1,0 +1,78 @@
+"""ToolContext: everything a tool may know about the call, passed explicitly (no globals)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class SecretUnavailable(LookupError):
+    """The named secret is missing, or the secret service cannot be reached."""
+
+    def __init__(self, name: str, reason: str = "unavailable") -> None:
+        super().__init__(f"secret '{name}' is {reason}")
+        self.name = name
+        self.reason = reason
+
+
+class SecretSource(Protocol):
+    def get(self, name: str) -> str:
+        """The secret's value; raises SecretUnavailable."""
+
+
+class _NoSecrets:
+    def get(self, name: str) -> str:
+        raise SecretUnavailable(name, "not configured")
+
+
+class ToolLogger(Protocol):
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def error(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+
+
+@dataclass
+class ToolContext:
+    """The call as the tool sees it.
+
+    `era` is "legacy" (initialize + session) or "modern" (2026-07-28, stateless); `session_id` is set only in
+    the legacy era. `notify` sends a request-scoped notification (progress, log) when the transport can carry it.
+    """
+
+    request_id: str | int | None
+    tool_name: str
+    era: str
+    protocol_version: str
+    logger: ToolLogger
+    session_id: str | None = None
+    tool_call_id: str | None = None
+    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    secrets: SecretSource = field(default_factory=_NoSecrets)
+    notify: Callable[[str, dict[str, Any]], None] | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def secret(self, name: str) -> str:
+        """The business secret `name` (Secrets Manager in AWS, `.env.local` locally); raises SecretUnavailable."""
+        return self.secrets.get(name)
+
+    @property
+    def progress_token(self) -> str | int | None:
+        token = self.meta.get("progressToken")
+        return token if isinstance(token, str | int) and not isinstance(token, bool) else None
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send `notifications/progress` when the client asked for it (a `progressToken`); otherwise a no-op."""
+        token = self.progress_token
+        if token is None or self.notify is None:
+            return
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self.notify("notifications/progress", params)

@@ -1,0 +1,122 @@
+"""The /mcp HTTP endpoint: request hygiene, JSON parsing, and mapping Outbound values to HTTP responses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..protocol import Inbound, McpServer, Outbound
+from ..protocol.jsonrpc import INVALID_REQUEST, PARSE_ERROR
+from ..settings import Settings
+from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
+from .sse import encode_sse
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
+
+
+def principal_of(request: Request) -> str | None:
+    """The authenticated caller from the API Gateway authorizer context (JWT `sub`, or a Lambda authorizer)."""
+    event = request.scope.get("aws.event") or {}
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    jwt = authorizer.get("jwt") or {}
+    claims = jwt.get("claims") or {}
+    for candidate in (claims.get("sub"), (authorizer.get("lambda") or {}).get("principalId")):
+        if isinstance(candidate, str) and candidate:
+            iss = claims.get("iss") if candidate == claims.get("sub") else None
+            return f"{iss}|{candidate}" if isinstance(iss, str) and iss else candidate
+    return None
+
+
+def correlation_id_of(request: Request) -> str | None:
+    event = request.scope.get("aws.event") or {}
+    value = (event.get("requestContext") or {}).get("requestId")
+    return value if isinstance(value, str) else None
+
+
+class McpEndpoint:
+    """Turns HTTP requests into protocol Inbound values and Outbound values back into HTTP responses."""
+
+    def __init__(self, server: McpServer, settings: Settings) -> None:
+        self.server = server
+        self.settings = settings
+
+    async def __call__(self, request: Request) -> Response:
+        headers = request.headers
+        if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
+            return _error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed")
+        if not host_allowed(headers.get("host"), self.settings.allowed_hosts):
+            return _error(403, INVALID_REQUEST, "Forbidden: Host is not allowed")
+        body: Any = None
+        if request.method == "POST":
+            rejected = self._check_post_headers(request)
+            if rejected is not None:
+                return rejected
+            raw = await request.body()
+            if len(raw) > self.settings.max_body_bytes:
+                return _error(
+                    413,
+                    INVALID_REQUEST,
+                    f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
+                )
+            try:
+                body = json.loads(raw)
+            except (UnicodeDecodeError, ValueError):
+                return _error(400, PARSE_ERROR, "Parse error: the body is not valid JSON")
+        inbound = Inbound(
+            http_method=request.method,
+            headers={k.lower(): v for k, v in headers.items()},
+            body=body,
+            principal=principal_of(request),
+            correlation_id=correlation_id_of(request),
+            accepts_sse=accepts_sse(headers.get("accept")),
+        )
+        return to_response(await self.server.handle(inbound))
+
+    def _check_post_headers(self, request: Request) -> Response | None:
+        headers = request.headers
+        if not accepts_json(headers.get("accept")):
+            return _error(
+                406, INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json"
+            )
+        if not is_json_content_type(headers.get("content-type")):
+            return _error(
+                415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
+            )
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.settings.max_body_bytes:
+            return _error(
+                413,
+                INVALID_REQUEST,
+                f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
+            )
+        return None
+
+
+def to_response(outbound: Outbound) -> Response:
+    if outbound.messages is not None:
+        headers = {"cache-control": "no-cache", "x-accel-buffering": "no", **outbound.headers}
+        return Response(
+            encode_sse(outbound.messages),
+            status_code=outbound.status,
+            media_type="text/event-stream",
+            headers=headers,
+        )
+    if outbound.body is None:
+        # 202/200 with an empty body and no Content-Type (the platform contract for notifications).
+        return Response(status_code=outbound.status, headers=outbound.headers)
+    return Response(
+        _json_bytes(outbound.body),
+        status_code=outbound.status,
+        media_type="application/json",
+        headers=outbound.headers,
+    )
