@@ -76,7 +76,11 @@ class LocalService:
         with self._log_path.open("ab") as log:
             # A session of its own so stop() can signal the service's whole process group, never the runner's.
             self._process = subprocess.Popen(
-                self.command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                self.command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             self._wait_until_ready(timeout)
@@ -118,7 +122,9 @@ class LocalService:
             if _answers_http(self.endpoint_url):
                 return
             time.sleep(0.1)
-        raise ServiceError(f"{self.name} did not answer on {self.endpoint_url} within {timeout:.0f}s:\n{self.log_tail()}")
+        raise ServiceError(
+            f"{self.name} did not answer on {self.endpoint_url} within {timeout:.0f}s:\n{self.log_tail()}"
+        )
 
     def _wait_until_port_closed(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

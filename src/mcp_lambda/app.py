@@ -10,8 +10,10 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .observability import get_logger, quiet_libraries
+from .observability import ToolTelemetry, get_logger, quiet_libraries
+from .platform_api import PlatformApiClient
 from .protocol import McpMethods, McpServer
+from .secrets import build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
 from .tools import Business, load_business
@@ -57,11 +59,23 @@ def create_app(
     logger = get_logger(business.name)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
-    methods = McpMethods(business, settings, logger, result_check=result_check, output_schemas=output_schemas)
-    server = McpServer(methods, sessions or build_session_store(settings), settings.list_ttl_ms)
+    methods = McpMethods(
+        business,
+        settings,
+        logger,
+        result_check=result_check,
+        output_schemas=output_schemas,
+        secrets=build_secret_source(settings),
+    )
+    methods.executor.telemetry = ToolTelemetry(business.name)
+    sessions = sessions or build_session_store(settings)
+    server = McpServer(methods, sessions, settings.list_ttl_ms)
     endpoint = McpEndpoint(server, settings)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
+    # For the handler's decorators, `make bench` (sessions.reads/.writes) and tools' platform calls.
+    app.state.logger, app.state.sessions = logger, sessions
+    app.state.platform_api = PlatformApiClient.from_settings(settings, logger)
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)

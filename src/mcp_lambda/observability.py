@@ -1,24 +1,183 @@
-"""Logging set-up and redaction. Tool-call log lines follow doubao-protocol.md §5."""
+"""Logger, Tracer and Metrics set-up, and redaction. Tool-call log lines follow doubao-protocol.md §5.
+
+Only Powertools' own variables are read here (`POWERTOOLS_*`, and the Lambda/X-Ray ones it reads itself).
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-from collections.abc import Iterable, Mapping
+import time
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from aws_lambda_powertools import Logger
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+DEFAULT_METRICS_NAMESPACE = "McpTools"
+MASK = "***"
+# Outcomes that mean the server, not the caller's business case, went wrong.
+ERROR_OUTCOMES = frozenset({"system_error", "invalid_arguments"})
 
 _LOGGERS: dict[str, Logger] = {}
+_METRICS: dict[str, Metrics] = {}
+_SECRET_VALUES: set[str] = set()
+
+# Invocations that only touch sessions publish no application metric; that is normal, not worth a warning.
+warnings.filterwarnings("ignore", message="No application metrics to publish")
+
+
+def register_secret_value(value: str) -> None:
+    """Mask this value (and its JSON-escaped form) in every log line from now on."""
+    if len(value) >= 4:
+        _SECRET_VALUES.add(value)
+        escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+        _SECRET_VALUES.add(escaped)
+        _SECRET_VALUES.add(json.dumps(value)[1:-1])
+
+
+def redact(text: str) -> str:
+    """`text` with every registered secret value replaced by a mask, longest values first."""
+    for value in sorted(_SECRET_VALUES, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, MASK)
+    return text
+
+
+class RedactingFormatter(LambdaPowertoolsFormatter):
+    """Powertools' JSON lines, with any secret a tool has read masked: a last guard behind the summaries."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 def get_logger(service: str) -> Logger:
     """One JSON Powertools Logger per service (= business), created once per container."""
     logger = _LOGGERS.get(service)
     if logger is None:
-        logger = Logger(service=service, level=os.environ.get("POWERTOOLS_LOG_LEVEL", "INFO"))
+        logger = Logger(service=service, logger_formatter=RedactingFormatter())
         _LOGGERS[service] = logger
     return logger
+
+
+def get_metrics(service: str) -> Metrics:
+    """The container's EMF Metrics for the handler decorator (cold start); namespace from Powertools' env var."""
+    metrics = _METRICS.get(service)
+    if metrics is None:
+        namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
+        metrics = Metrics(namespace=namespace, service=service)
+        _METRICS[service] = metrics
+    return metrics
+
+
+def current_correlation_id(logger: Any) -> str | None:
+    """The API Gateway request id that `inject_lambda_context` put on the Logger, when there is one."""
+    getter = getattr(logger, "get_correlation_id", None)
+    value = getter() if callable(getter) else None
+    return value if isinstance(value, str) else None
+
+
+def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """Powertools' rule, without importing the X-Ray SDK: on in Lambda (or beside an X-Ray daemon), off locally."""
+    env = os.environ if env is None else env
+    if env.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true", "yes", "on"):
+        return False
+    if env.get("AWS_SAM_LOCAL") or env.get("CHALICE_LOCAL"):
+        return False
+    return bool(env.get("AWS_LAMBDA_FUNCTION_NAME") or env.get("AWS_XRAY_DAEMON_ADDRESS"))
+
+
+@dataclass
+class ToolCallRecord:
+    """Filled in by the executor once the outcome is known."""
+
+    tool_name: str
+    outcome: str = "system_error"
+
+
+class ToolTelemetry:
+    """A tracing subsegment and EMF metrics per tool call.
+
+    The Tracer is created on the first traced tool call, never when tracing is off: importing and patching the
+    X-Ray SDK costs 110-220 ms, which requests that call no tool (initialize, tools/list) should not pay.
+    """
+
+    def __init__(
+        self,
+        service: str,
+        *,
+        namespace: str | None = None,
+        tracing: bool | None = None,
+        tracer: Any = None,
+    ) -> None:
+        self.service = service
+        self.namespace = (
+            namespace or os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
+        )
+        self.tracing = tracing_enabled() if tracing is None else tracing
+        self._tracer = tracer
+
+    @property
+    def tracer(self) -> Any:
+        if not self.tracing:
+            return None
+        if self._tracer is None:
+            from aws_lambda_powertools import Tracer
+
+            self._tracer = Tracer(service=self.service, patch_modules=("botocore",))
+        return self._tracer
+
+    @contextmanager
+    def tool_call(self, tool_name: str) -> Iterator[ToolCallRecord]:
+        record = ToolCallRecord(tool_name)
+        started = time.perf_counter()
+        tracer = self.tracer
+        if tracer is None:
+            try:
+                yield record
+            finally:
+                self._emit_metrics(record, started)
+            return
+        with tracer.provider.in_subsegment(f"## tool {tool_name}") as subsegment:
+            try:
+                yield record
+            finally:
+                if subsegment is not None:
+                    subsegment.put_annotation("tool", tool_name)
+                    subsegment.put_annotation("outcome", record.outcome)
+                self._emit_metrics(record, started)
+
+    def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
+        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+        # One EMF blob per call: the `tool` dimension differs between calls, so it cannot share a flush.
+        metrics = EphemeralMetrics(namespace=self.namespace, service=self.service)
+        metrics.add_dimension(name="tool", value=record.tool_name)
+        metrics.add_metric(name="ToolCalls", unit=MetricUnit.Count, value=1)
+        metrics.add_metric(
+            name="ToolErrors", unit=MetricUnit.Count, value=int(record.outcome in ERROR_OUTCOMES)
+        )
+        metrics.add_metric(
+            name="ToolBusinessErrors", unit=MetricUnit.Count, value=int(record.outcome == "business_error")
+        )
+        metrics.add_metric(
+            name="ToolLatency",
+            unit=MetricUnit.Milliseconds,
+            value=round((time.perf_counter() - started) * 1000, 3),
+        )
+        metrics.flush_metrics()
+
+
+class NoTelemetry:
+    """Tool calls without tracing or metrics (unit tests, and apps wired without telemetry)."""
+
+    @contextmanager
+    def tool_call(self, tool_name: str) -> Iterator[ToolCallRecord]:
+        yield ToolCallRecord(tool_name)
 
 
 def summarize_arguments(arguments: Mapping[str, Any], safe_fields: Iterable[str] = ()) -> dict[str, Any]:
@@ -26,13 +185,17 @@ def summarize_arguments(arguments: Mapping[str, Any], safe_fields: Iterable[str]
     safe = set(safe_fields)
     summary: dict[str, Any] = {}
     for key, value in arguments.items():
-        if (
-            key in safe and isinstance(value, str | int | float | bool) and not isinstance(value, str | bytes)
-        ) or (key in safe and isinstance(value, str) and len(value) <= 64):
+        if key in safe and _is_short_scalar(value):
             summary[key] = value
         else:
             summary[key] = _shape(value)
     return summary
+
+
+def _is_short_scalar(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) <= 64
+    return isinstance(value, bool | int | float)
 
 
 def _shape(value: Any) -> str:
@@ -53,5 +216,5 @@ def _shape(value: Any) -> str:
 
 def quiet_libraries() -> None:
     """Keep third-party debug chatter (and any bodies it might print) out of the logs."""
-    for name in ("botocore", "boto3", "urllib3", "mangum"):
+    for name in ("botocore", "boto3", "urllib3", "mangum", "aws_xray_sdk"):
         logging.getLogger(name).setLevel(logging.WARNING)

@@ -46,6 +46,9 @@ class Settings(BaseModel):
     secrets_max_age_seconds: int = Field(300, ge=0)
     doubao_openapi_base_domain: str | None = None
     manifest_dir: str | None = None
+    # HMAC key for multi round-trip `requestState`; else the business secret `request_state_key` is used.
+    request_state_key: str | None = Field(None, min_length=16, repr=False)
+    request_state_ttl_seconds: int = Field(900, ge=10)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -64,6 +67,8 @@ class Settings(BaseModel):
             "secrets_max_age_seconds": "SECRETS_MAX_AGE_SECONDS",
             "doubao_openapi_base_domain": "DOUBAO_OPENAPI_BASE_DOMAIN",
             "manifest_dir": "MANIFEST_DIR",
+            "request_state_key": "REQUEST_STATE_KEY",
+            "request_state_ttl_seconds": "REQUEST_STATE_TTL_SECONDS",
         }
         for field, name in plain.items():
             if env.get(name):

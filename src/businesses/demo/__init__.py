@@ -1,14 +1,23 @@
-"""The demo business: a travel-and-shop service showing the platform contract's cases."""
+"""The demo business: a Beijing travel-and-shop service acting out the platform contract's four cases.
+
+search_routes (a route card with history refresh), search_routes_for_reference (the same entity, no card),
+search_products (a product list card whose items the model may narrow), subscribe_product (an action result);
+error codes are in `codes`. The contract itself is manifest/demo.yaml.
+"""
 
 from mcp_lambda.tools import Business
 
-from .products import search_products
-from .routes import search_routes
+from .products import search_products, subscribe_product
+from .routes import search_routes, search_routes_for_reference
 
 BUSINESS = Business(
     name="demo",
     title="Demo travel & shop",
-    version="0.1.0",
-    instructions="Plan routes between cities and search the shop's products.",
-    tools=[search_routes, search_products],
+    version="0.2.0",
+    instructions=(
+        "Plan routes between Beijing places (search_routes shows a route card; search_routes_for_reference "
+        "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
+        "price-drop alerts (subscribe_product)."
+    ),
+    tools=[search_routes, search_routes_for_reference, search_products, subscribe_product],
 )

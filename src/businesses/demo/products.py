@@ -1,42 +1,171 @@
-"""Product search tools (deterministic demo catalogue)."""
+"""Shop tools: the seed's case 3 (a product list card the model may narrow) and case 4 (an action result)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import hashlib
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
-from mcp_lambda.tools import ToolContext, ToolResult, entities, tool
+from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
 
-CATALOGUE = [
-    {"product_id": "p-1001", "name": "Ceramic coffee cup", "price": 39.0, "in_stock": True},
-    {"product_id": "p-1002", "name": "Insulated travel cup", "price": 89.5, "in_stock": True},
-    {"product_id": "p-1003", "name": "Glass tea cup set", "price": 129.0, "in_stock": False},
-    {"product_id": "p-2001", "name": "Cotton travel pillow", "price": 59.0, "in_stock": True},
+from . import codes
+from .catalogue import BY_ID, CATALOGUE, CATEGORY_HELP, Category
+
+Sort = Literal["relevance", "price_asc", "price_desc", "rating"]
+SORT_HELP = (
+    "'relevance' = catalogue order; 'price_asc' = cheapest first; 'price_desc' = most expensive first; "
+    "'rating' = best rated first."
+)
+ProductId = Annotated[
+    str, Field(pattern=r"^p-\d{4}$", description="A product_id from search_products, e.g. 'p-1001'.")
 ]
+
+
+def _no_null_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def _optional(description: str, **schema: Any) -> Any:
+    # An optional argument described as a plain type (no anyOf with null), which simple parsers read best.
+    return WithJsonSchema({**schema, "description": description})
 
 
 @tool(
     description=(
-        "Use when the user wants to find products in the shop by keyword, e.g. 'cup'. "
-        "Returns a product list the user can pick from. Not for checking an order's status."
+        "Use when the user wants to find or browse products in the shop, e.g. 'find me a thermos cup under "
+        "150 yuan'. Shows a product list card; you may then narrow it to the items the user cares about. "
+        "Not for checking orders or stock alerts (use subscribe_product to get notified)."
     ),
-    annotations={"title": "Search products", "readOnlyHint": True, "openWorldHint": False},
-    safe_fields=("keyword", "limit"),
+    annotations={
+        "title": "Search products",
+        "readOnlyHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    safe_fields=("keyword", "category", "max_price_yuan", "sort", "limit"),
 )
 def search_products(
     keyword: Annotated[
-        str, Field(min_length=1, max_length=50, description="Words to search product names for.")
+        str,
+        Field(
+            min_length=1, max_length=40, description="Words to look for in product names, e.g. 'thermos cup'."
+        ),
     ],
     ctx: ToolContext,
-    limit: Annotated[int, Field(ge=1, le=20, description="At most this many products (1-20).")] = 10,
+    category: Annotated[
+        Category | None,
+        Field(json_schema_extra=_no_null_default),
+        _optional(
+            f"Only this category. {CATEGORY_HELP}", type="string", enum=["drinkware", "travel", "home"]
+        ),
+    ] = None,
+    max_price_yuan: Annotated[
+        int | None,
+        Field(ge=1, le=100_000, json_schema_extra=_no_null_default),
+        _optional(
+            "Only products at or below this price, in whole yuan (1-100000).",
+            type="integer",
+            minimum=1,
+            maximum=100_000,
+        ),
+    ] = None,
+    sort: Annotated[Sort, Field(description=f"Order of the list. {SORT_HELP}")] = "relevance",
+    limit: Annotated[int, Field(ge=1, le=10, description="At most this many products (1-10).")] = 5,
 ) -> ToolResult:
     words = keyword.lower().split()
-    found = [p for p in CATALOGUE if all(w in p["name"].lower() for w in words)][:limit]
+    found = [
+        product
+        for product in CATALOGUE
+        if product.matches(words)
+        and (category is None or product.category == category)
+        and (max_price_yuan is None or product.price_yuan <= max_price_yuan)
+    ]
+    if sort == "price_asc":
+        found.sort(key=lambda product: product.price_yuan)
+    elif sort == "price_desc":
+        found.sort(key=lambda product: -product.price_yuan)
+    elif sort == "rating":
+        found.sort(key=lambda product: -product.rating)
+    shown = found[:limit]
+    query = f"{' '.join(words)}|{category}|{max_price_yuan}|{sort}|{limit}"
+    out_of_stock = sum(not product.in_stock for product in shown)
+    summary = f"Sorted by {sort.replace('_', ' ')}; {len(found)} matched."
+    if out_of_stock:
+        summary += f" {out_of_stock} of those shown are out of stock."
     product_list = {
+        "list_id": "plist_" + hashlib.sha256(query.encode()).hexdigest()[:12],
         "entity_type": "product_list",
-        "list_id": f"products-{'-'.join(words)}",
+        "title": f"{len(shown)} products for '{keyword}'",
+        "summary": summary,
         "keyword": keyword,
-        "products": found,
+        "total_found": len(found),
+        "products": [product.as_item() for product in shown],
     }
-    return entities([product_list], text=f"Found {len(found)} products for '{keyword}'.")
+    text = f"Found {len(found)} products for '{keyword}', showing {len(shown)}."
+    if not shown:
+        text = f"No products matched '{keyword}'. Suggest other words or a wider price range."
+    return entities([product_list], text=text)
+
+
+@tool(
+    description=(
+        "Use when the user asks to be told when a product is back in stock or gets cheaper, e.g. 'let me know "
+        "when the glass tea cup set is available'. Needs a product_id from search_products. Calling it again "
+        "with the same arguments returns the same subscription. Not for buying or reserving a product."
+    ),
+    annotations={
+        "title": "Subscribe to a product alert",
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    safe_fields=("product_id", "alert", "target_price_yuan"),
+)
+def subscribe_product(
+    product_id: ProductId,
+    alert: Annotated[
+        Literal["restock", "price_drop"],
+        Field(
+            description="What to be told about. 'restock' = when an out-of-stock product is available again; "
+            "'price_drop' = when the price falls to target_price_yuan or below."
+        ),
+    ],
+    ctx: ToolContext,
+    target_price_yuan: Annotated[
+        int | None,
+        Field(ge=1, le=100_000, json_schema_extra=_no_null_default),
+        _optional(
+            "Required for 'price_drop': notify at or below this price, in whole yuan (1-100000).",
+            type="integer",
+            minimum=1,
+            maximum=100_000,
+        ),
+    ] = None,
+) -> ToolResult:
+    product = BY_ID.get(product_id)
+    if product is None:
+        return business_error(codes.UNKNOWN_PRODUCT, f"No product with id {product_id}; search for it first.")
+    if alert == "restock" and product.in_stock:
+        return business_error(
+            codes.ALREADY_IN_STOCK, f"{product.name} is already in stock; no alert is needed."
+        )
+    if alert == "price_drop" and target_price_yuan is None:
+        return business_error(codes.TARGET_PRICE_REQUIRED, "A price_drop alert needs target_price_yuan.")
+    if alert == "price_drop" and target_price_yuan is not None and target_price_yuan >= product.price_yuan:
+        message = f"{product.name} already costs {product.price_yuan} yuan; choose a lower target price."
+        return business_error(codes.TARGET_PRICE_NOT_BELOW_CURRENT, message)
+    # Idempotent: the same request always names the same subscription.
+    key = f"{product_id}|{alert}|{target_price_yuan}"
+    subscription_id = "sub_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    what = "is back in stock" if alert == "restock" else f"costs {target_price_yuan} yuan or less"
+    message = f"Subscribed: you will be notified when {product.name} {what}."
+    result = {
+        "success": True,
+        "message": message,
+        "subscription_id": subscription_id,
+        "product_id": product_id,
+        "alert": alert,
+    }
+    return execution_result(result, text=message)

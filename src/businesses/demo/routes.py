@@ -1,40 +1,119 @@
-"""Route planning tools (deterministic demo data)."""
+"""Route tools: the seed's case 1 (a route card with history refresh) and case 2 (routes for the model only)."""
 
 from __future__ import annotations
 
-import hashlib
-from typing import Annotated
+from datetime import date
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, tool
 
-City = Annotated[str, Field(min_length=1, max_length=40, description="City name, e.g. 'Beijing'.")]
+from . import codes
+from .places import MODE_HELP, PLACE_HELP, PLACES, PlaceId, TravelMode, plan
+
+Origin = Annotated[PlaceId, Field(description=f"Where the trip starts. One of: {PLACE_HELP}.")]
+Mode = Annotated[TravelMode, Field(description=f"How to travel. {MODE_HELP}")]
 
 
-def _minutes(origin: str, destination: str) -> int:
-    digest = hashlib.sha256(f"{origin}->{destination}".encode()).digest()
-    return 60 + digest[0] * 2
+def _no_null_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+# Optional arguments are described as plain types (no anyOf, no null default), which simple parsers read best.
+Destination = Annotated[
+    PlaceId | None,
+    Field(json_schema_extra=_no_null_default),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": list(PLACES),
+            "description": f"Where the trip ends. One of: {PLACE_HELP}. "
+            "Leave it out if the user has not said; the tool then asks for it (code 40001).",
+        }
+    ),
+]
+DepartureDate = Annotated[
+    date | None,
+    Field(json_schema_extra=_no_null_default),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date",
+            "description": "Day of travel as YYYY-MM-DD (a real calendar date, e.g. 2026-08-01). Omit for today.",
+        }
+    ),
+]
 
 
 @tool(
     description=(
-        "Use when the user asks how to travel between two cities and wants a route to follow. "
-        "Returns one route with duration and distance. Not for booking tickets."
+        "Use when the user asks how to get from one place in Beijing to another and wants a route to follow, "
+        "e.g. 'how do I get from Guomao to the airport by taxi?'. Shows the user a route card with time, "
+        "distance, fare and steps. Not for comparing several ways of travelling without a card (use "
+        "search_routes_for_reference) and not for booking tickets or cars."
     ),
-    annotations={"title": "Search routes", "readOnlyHint": True, "openWorldHint": False},
-    safe_fields=("origin", "destination"),
+    annotations={
+        "title": "Search a route",
+        "readOnlyHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    safe_fields=("origin", "destination", "travel_mode", "departure_date"),
 )
-def search_routes(origin: City, destination: City, ctx: ToolContext) -> ToolResult:
-    if origin.strip().lower() == destination.strip().lower():
-        return business_error(40002, "origin and destination are the same city")
-    minutes = _minutes(origin, destination)
-    route = {
-        "entity_type": "route",
-        "route_id": f"route-{origin.lower()}-{destination.lower()}",
-        "origin": origin,
-        "destination": destination,
-        "duration_minutes": minutes,
-        "distance_km": round(minutes * 1.4, 1),
-    }
-    return entities([route], text=f"Found 1 route from {origin} to {destination}, about {minutes} minutes.")
+def search_routes(
+    origin: Origin,
+    ctx: ToolContext,
+    destination: Destination = None,
+    travel_mode: Mode = "taxi",
+    departure_date: DepartureDate = None,
+) -> ToolResult:
+    if destination is None:
+        return business_error(
+            codes.MISSING_DESTINATION, "Missing destination: ask the user where they want to go."
+        )
+    if destination == origin:
+        return business_error(codes.SAME_ORIGIN_AND_DESTINATION, "Origin and destination are the same place.")
+    route = plan(origin, destination, travel_mode, departure_date)
+    return entities([route.as_entity()], text=f"Found 1 route: {route.as_entity()['summary']}")
+
+
+@tool(
+    description=(
+        "Use when you need route facts to answer or compare without showing a card, e.g. 'is the subway "
+        "faster than a taxi from Zhongguancun to Beijing South?'. Returns one route per travel mode asked for, "
+        "for you to compare. Not for showing the user a route to follow (use search_routes) and not for booking."
+    ),
+    annotations={
+        "title": "Compare routes (no card)",
+        "readOnlyHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    },
+    safe_fields=("origin", "destination", "travel_modes"),
+)
+def search_routes_for_reference(
+    origin: Origin,
+    destination: Annotated[PlaceId, Field(description=f"Where the trip ends. One of: {PLACE_HELP}.")],
+    ctx: ToolContext,
+    travel_modes: Annotated[
+        list[TravelMode],
+        Field(
+            min_length=1,
+            max_length=3,
+            description=f"The travel modes to compare (1 to 3, no repeats). {MODE_HELP}",
+            json_schema_extra={"uniqueItems": True},
+        ),
+    ] = ["taxi", "transit", "driving"],  # noqa: B006 - pydantic copies defaults; the list is never mutated
+) -> ToolResult:
+    if destination == origin:
+        return business_error(codes.SAME_ORIGIN_AND_DESTINATION, "Origin and destination are the same place.")
+    modes = list(dict.fromkeys(travel_modes))
+    routes = [plan(origin, destination, mode) for mode in modes]
+    fastest = min(routes, key=lambda route: route.duration_minutes)
+    cheapest = min(routes, key=lambda route: route.price_yuan)
+    text = (
+        f"Compared {len(routes)} ways: fastest is {fastest.mode} ({fastest.duration_minutes} min), "
+        f"cheapest is {cheapest.mode} ({cheapest.price_yuan} yuan)."
+    )
+    return entities([route.as_entity() for route in routes], text=text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -27,3 +29,9 @@ class ManifestError(ValueError):
         self.problems = list(problems)
         lines = "\n".join(str(problem) for problem in self.problems)
         super().__init__(f"manifest has {len(self.problems)} problem(s):\n{lines}")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A '; did you mean ...?' hint for a near-miss name, or an empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""

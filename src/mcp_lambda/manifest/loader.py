@@ -5,8 +5,7 @@ Each tool and each entity is validated on its own, so one broken entry does not 
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import ManifestError, Problem
+from .errors import did_you_mean as _suggest
 from .models import FIELD_TYPES, EntitySpec, FieldSpec, HistoryCardRefresh, Manifest, ToolEntry, ToolOutput
 from .rules import semantic_problems, tool_name_problems
 
@@ -47,40 +47,50 @@ def load_manifest(path: str | Path) -> Manifest:
 
 def lint_manifest(path: str | Path, tool_names: set[str] | None = None) -> list[Problem]:
     """Every problem in the manifest; with `tool_names`, also tools missing on either side."""
-    manifest, problems = parse_manifest(path)
+    manifest, problems, declared, lines = read_manifest(path)
     if tool_names is not None:
-        problems += _with_lines(tool_name_problems(manifest, tool_names), {})
+        problems += _with_lines(tool_name_problems(manifest, tool_names, declared["tools"]), lines)
     return problems
 
 
 def parse_manifest(path: str | Path) -> tuple[Manifest, list[Problem]]:
     """The entries that parsed, and the problems of all of them (structural and cross-field)."""
+    manifest, problems, _, _ = read_manifest(path)
+    return manifest, problems
+
+
+def read_manifest(path: str | Path) -> tuple[Manifest, list[Problem], dict[str, set[str]], dict[str, int]]:
+    """The parsed entries, the problems, the names declared (even of entries that failed) and YAML line numbers."""
     file = str(path)
+    declared: dict[str, set[str]] = {"tools": set(), "entities": set()}
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        return Manifest(source=file), [
-            Problem(file, "", "unreadable", f"cannot read the file: {exc.strerror}")
-        ]
+        problem = Problem(file, "", "unreadable", f"cannot read the file: {exc.strerror}")
+        return Manifest(source=file), [problem], declared, {}
     try:
         root_node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        return Manifest(source=file), [
-            Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", exc)), line)
-        ]
+        problem = Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", None) or exc), line)
+        return Manifest(source=file), [problem], declared, {}
     lines: dict[str, int] = {}
     problems = _walk_nodes(root_node, "", file, lines) if root_node is not None else []
-    manifest, structural = _build(file, data)
-    problems += structural + semantic_problems(manifest)
-    return manifest, _with_lines(problems, lines)
+    manifest, structural, declared = _build(file, data)
+    problems += structural + semantic_problems(manifest, declared["tools"], declared["entities"])
+    return manifest, _with_lines(problems, lines), declared, lines
 
 
-def _build(file: str, data: Any) -> tuple[Manifest, list[Problem]]:
+def _build(file: str, data: Any) -> tuple[Manifest, list[Problem], dict[str, set[str]]]:
+    names: dict[str, set[str]] = {"tools": set(), "entities": set()}
     if not isinstance(data, Mapping):
-        return Manifest(source=file), [Problem(file, "", "not-a-mapping", "the manifest must be a mapping")]
+        return (
+            Manifest(source=file),
+            [Problem(file, "", "not-a-mapping", "the manifest must be a mapping")],
+            names,
+        )
     problems = [
         Problem(
             file,
@@ -109,11 +119,12 @@ def _build(file: str, data: Any) -> tuple[Manifest, list[Problem]]:
             if not isinstance(name, str):
                 problems.append(Problem(file, base, "invalid-name", f"{section[:-1]} names must be strings"))
                 continue
+            names[section].add(name)
             try:
                 into[name] = model.model_validate(body)  # type: ignore[assignment]
             except ValidationError as exc:
                 problems += [_from_pydantic(file, base, model, error) for error in exc.errors()]
-    return Manifest(source=file, tools=tools, entities=entities), problems
+    return Manifest(source=file, tools=tools, entities=entities), problems, names
 
 
 def _from_pydantic(file: str, base: str, model: type[BaseModel], error: Any) -> Problem:
@@ -151,11 +162,6 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[str, ...]) -> list[str]:
         is_mapping, current = step
         index += 2 if is_mapping else 1
     return [field.alias or name for name, field in current.model_fields.items()]
-
-
-def _suggest(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _walk_nodes(node: yaml.Node, path: str, file: str, lines: dict[str, int]) -> list[Problem]:

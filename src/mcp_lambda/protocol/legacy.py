@@ -37,6 +37,15 @@ class LegacyEra:
         self.methods = methods
         self.sessions = sessions
         self.server_info = server_info
+        methods.log_level_sink = self._save_log_level
+
+    def _save_log_level(self, scope: CallScope, level: str) -> None:
+        if scope.session is None:
+            return
+        try:
+            self.sessions.set_log_level(scope.session.session_id, level)
+        except SessionStoreUnavailable:
+            raise RpcError(SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later") from None
 
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body

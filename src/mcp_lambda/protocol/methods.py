@@ -7,14 +7,18 @@ from typing import Any
 
 from ..settings import Settings
 from ..tools import Business, ToolContext
-from ..tools.business import InvalidCursor
-from ..tools.context import SecretSource, ToolLogger, _NoSecrets
+from ..tools.business import InvalidCursor, paginate
+from ..tools.context import LOG_LEVELS, SecretSource, ToolLogger, _NoSecrets
 from ..tools.executor import ResultCheck, ToolExecutor
+from ..tools.inputs import InputRequired
+from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, business_error
+from .features import FeatureMethods
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from .rounds import Rounds
 from .scope import CallScope
 
 Handler = Callable[[CallScope, dict[str, Any]], Awaitable[dict[str, Any]]]
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+LogLevelSink = Callable[[CallScope, str], None]
 
 
 class McpMethods:
@@ -34,29 +38,57 @@ class McpMethods:
         self.logger = logger
         self.secrets = secrets or _NoSecrets()
         self.executor = ToolExecutor(result_check)
+        self.rounds = Rounds(settings.request_state_key, self.secrets, settings.environment,
+                             settings.request_state_ttl_seconds)
+        self.features = FeatureMethods(self)
+        # Set by the legacy era: persists logging/setLevel into the session.
+        self.log_level_sink: LogLevelSink | None = None
         self._tool_wire = {}
         for spec in business.tools:
             wire = spec.to_wire()
             if output_schemas and spec.name in output_schemas and "outputSchema" not in wire:
                 wire["outputSchema"] = output_schemas[spec.name]
             self._tool_wire[spec.name] = wire
-        self.shared: dict[str, Handler] = {"tools/list": self.tools_list, "tools/call": self.tools_call}
-        self.legacy_only: dict[str, Handler] = {"ping": self.ping, "logging/setLevel": self.set_level}
+        self.shared: dict[str, Handler] = {"tools/list": self.tools_list, "tools/call": self.tools_call,
+                                           **self.features.handlers()}
+        self.legacy_only: dict[str, Handler] = {"ping": self.ping, "logging/setLevel": self.set_level,
+                                                **self.features.legacy_handlers()}
         self.modern_only: dict[str, Handler] = {}
 
     def capabilities(self, era: str) -> dict[str, Any]:
         caps: dict[str, Any] = {"tools": {"listChanged": False}}
         if era == "legacy":
             caps["logging"] = {}
+        caps.update(self.features.capabilities(era))
         return caps
 
     def handler_for(self, era: str, method: str) -> Handler:
-        handler = self.shared.get(method) or (self.legacy_only if era == "legacy" else self.modern_only).get(
-            method
-        )
+        handler = self.shared.get(method) or (self.legacy_only if era == "legacy" else self.modern_only).get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
         return handler
+
+    def context(self, scope: CallScope, name: str, params: dict[str, Any],
+                inputs: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None)) -> ToolContext:
+        """The ToolContext for one call (tools, prompts and resources share it)."""
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        return ToolContext(
+            request_id=scope.request_id,
+            tool_name=name,
+            era=scope.era,
+            protocol_version=scope.protocol_version,
+            logger=self.logger,
+            session_id=scope.session.session_id if scope.session else None,
+            tool_call_id=_tool_call_id(meta or {}),
+            client_capabilities=scope.client_capabilities,
+            meta=meta or {},
+            secrets=self.secrets,
+            notify=scope.notify,
+            log_level=scope.log_level,
+            input_responses=inputs[0],
+            request_state=inputs[1],
+            extras={"correlation_id": scope.correlation_id},
+        )
 
     async def ping(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         return {}
@@ -65,17 +97,12 @@ class McpMethods:
         level = params.get("level")
         if level not in LOG_LEVELS:
             raise RpcError(INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
-        scope.log_level = level
+        if self.log_level_sink is not None:
+            self.log_level_sink(scope, level)
         return {}
 
     async def tools_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        cursor = params.get("cursor")
-        if cursor is not None and not isinstance(cursor, str):
-            raise RpcError(INVALID_PARAMS, "params.cursor must be a string")
-        try:
-            page, next_cursor = self.business.tool_page(cursor, self.settings.tools_page_size)
-        except InvalidCursor as exc:
-            raise RpcError(INVALID_PARAMS, f"params.cursor: {exc}") from None
+        page, next_cursor = page_of(self.business.tools, params, self.settings.tools_page_size)
         result: dict[str, Any] = {"tools": [self._tool_wire[spec.name] for spec in page]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
@@ -93,22 +120,26 @@ class McpMethods:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        ctx = ToolContext(
-            request_id=scope.request_id,
-            tool_name=name,
-            era=scope.era,
-            protocol_version=scope.protocol_version,
-            logger=self.logger,
-            session_id=scope.session.session_id if scope.session else None,
-            tool_call_id=_tool_call_id(meta),
-            client_capabilities=scope.client_capabilities,
-            meta=meta or {},
-            secrets=self.secrets,
-            notify=scope.notify,
-        )
-        result = await self.executor.run(spec, arguments, ctx)
+        inputs = self.rounds.inputs(params, "tools/call", name) if scope.era == "modern" else ({}, None)
+        result = await self.executor.run(spec, arguments, self.context(scope, name, params, inputs))
+        if isinstance(result, InputRequired):
+            if scope.era != "modern":
+                return business_error(
+                    INPUT_REQUIRED_UNSUPPORTED,
+                    f"Tool '{name}' needs input from the client; connect with MCP 2026-07-28 to answer it.",
+                ).to_wire()
+            return self.rounds.input_required(scope, "tools/call", name, result)
         return result.to_wire()
+
+
+def page_of(items: Any, params: dict[str, Any], page_size: int) -> tuple[list[Any], str | None]:
+    cursor = params.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise RpcError(INVALID_PARAMS, "params.cursor must be a string")
+    try:
+        return paginate(items, cursor, page_size)
+    except InvalidCursor as exc:
+        raise RpcError(INVALID_PARAMS, f"params.cursor: {exc}") from None
 
 
 def _tool_call_id(meta: dict[str, Any]) -> str | None:

@@ -46,6 +46,17 @@ class ModernEra:
         self.server_info = server_info
         self.list_ttl_ms = list_ttl_ms
         methods.modern_only["server/discover"] = self.discover
+        # tool name -> {argument: header suffix} for arguments mirrored in Mcp-Param-* headers (x-mcp-header).
+        self.param_headers: dict[str, dict[str, str]] = {}
+        for spec in methods.business.tools:
+            properties = spec.input_schema.get("properties")
+            mirrored = {
+                name: prop["x-mcp-header"]
+                for name, prop in (properties.items() if isinstance(properties, dict) else [])
+                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)
+            }
+            if mirrored:
+                self.param_headers[spec.name] = mirrored
 
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body
@@ -106,6 +117,8 @@ class ModernEra:
                 f"Unsupported protocol version: {version}",
                 data={"supported": list(MODERN_VERSIONS), "requested": version},
             )
+        if request.method == "tools/call":
+            self._check_param_headers(inbound, request.params)
         return CallScope(
             era="modern",
             protocol_version=version,
@@ -117,6 +130,23 @@ class ModernEra:
             if isinstance(meta.get("io.modelcontextprotocol/logLevel"), str)
             else None,
         )
+
+    def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:
+        mirrored = self.param_headers.get(params.get("name"))  # type: ignore[arg-type]
+        arguments = params.get("arguments")
+        if not mirrored or not isinstance(arguments, dict):
+            return
+        for argument, suffix in mirrored.items():
+            value = arguments.get(argument)
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                expected = "true" if value else "false"
+            elif isinstance(value, int | str):
+                expected = str(value)
+            else:
+                continue
+            _require_header(inbound, f"Mcp-Param-{suffix}", expected, encoded=True)
 
     def _decorate(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         result.setdefault("resultType", "complete")

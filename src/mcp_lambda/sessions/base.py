@@ -72,6 +72,9 @@ class SessionStore(Protocol):
     def delete(self, session_id: str) -> bool:
         """End the session; True when one was deleted."""
 
+    def set_log_level(self, session_id: str, level: str) -> None:
+        """Remember the client's `logging/setLevel` for the rest of the session."""
+
 
 def open_session(
     *,

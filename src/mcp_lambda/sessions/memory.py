@@ -43,3 +43,9 @@ class MemorySessionStore:
     def delete(self, session_id: str) -> bool:
         with self._lock:
             return self._sessions.pop(session_id, None) is not None
+
+    def set_log_level(self, session_id: str, level: str) -> None:
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is not None:
+                self._sessions[session_id] = session.model_copy(update={"log_level": level})

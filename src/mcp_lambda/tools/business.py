@@ -6,11 +6,16 @@ import base64
 import binascii
 import importlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .decorator import ToolSpec
+from .prompts import PromptSpec
+from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
+
+# completion/complete: (ref, argument name, partial value, context arguments) -> suggested values
+Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
 
 
 class BusinessError(ValueError):
@@ -23,13 +28,21 @@ class InvalidCursor(ValueError):
 
 @dataclass(frozen=True)
 class Business:
-    """What a business package exports as `BUSINESS`. Tools are listed explicitly: no import side effects."""
+    """What a business package exports as `BUSINESS`. Everything is listed explicitly: no import side effects.
+
+    Tools are the platform contract; resources, prompts and completions are optional MCP features, advertised
+    only when present.
+    """
 
     name: str
     tools: Sequence[ToolSpec]
     version: str = "0.1.0"
     title: str | None = None
     instructions: str | None = None
+    resources: Sequence[ResourceSpec] = ()
+    resource_templates: Sequence[ResourceTemplateSpec] = ()
+    prompts: Sequence[PromptSpec] = ()
+    completer: Completer | None = None
     extensions: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -41,6 +54,22 @@ class Business:
                 raise BusinessError(f"business '{self.name}': tool '{spec.name}' is listed twice")
             seen.add(spec.name)
         object.__setattr__(self, "_by_name", {spec.name: spec for spec in self.tools})
+        object.__setattr__(self, "_prompts", {spec.name: spec for spec in self.prompts})
+        object.__setattr__(self, "_resources", {spec.uri: spec for spec in self.resources})
+
+    def prompt(self, name: str) -> PromptSpec | None:
+        prompts: dict[str, PromptSpec] = self._prompts  # type: ignore[attr-defined]
+        return prompts.get(name)
+
+    def resource_for(self, uri: str) -> ResourceSpec | ResourceTemplateSpec:
+        """The static resource with that URI, else the first template matching it; ResourceNotFound otherwise."""
+        resources: dict[str, ResourceSpec] = self._resources  # type: ignore[attr-defined]
+        if uri in resources:
+            return resources[uri]
+        for template in self.resource_templates:
+            if template.match(uri) is not None:
+                return template
+        raise ResourceNotFound(uri)
 
     def tool(self, name: str) -> ToolSpec | None:
         by_name: dict[str, ToolSpec] = self._by_name  # type: ignore[attr-defined]
@@ -48,12 +77,16 @@ class Business:
 
     def tool_page(self, cursor: str | None, page_size: int) -> tuple[list[ToolSpec], str | None]:
         """Tools in declaration order (deterministic), one page at a time, with an opaque next cursor."""
-        start = decode_cursor(cursor) if cursor is not None else 0
-        if start > len(self.tools):
-            raise InvalidCursor("cursor is past the end of the list")
-        end = start + page_size
-        page = list(self.tools[start:end])
-        return page, encode_cursor(end) if end < len(self.tools) else None
+        return paginate(self.tools, cursor, page_size)
+
+
+def paginate(items: Sequence[Any], cursor: str | None, page_size: int) -> tuple[list[Any], str | None]:
+    """One page of a deterministic list, and the opaque cursor of the next page (None on the last)."""
+    start = decode_cursor(cursor) if cursor is not None else 0
+    if start > len(items):
+        raise InvalidCursor("cursor is past the end of the list")
+    end = start + page_size
+    return list(items[start:end]), encode_cursor(end) if end < len(items) else None
 
 
 def encode_cursor(offset: int) -> str:

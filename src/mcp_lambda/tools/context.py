@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
 class SecretUnavailable(LookupError):
     """The named secret is missing, or the secret service cannot be reached."""
 
@@ -52,7 +55,27 @@ class ToolContext:
     meta: Mapping[str, Any] = field(default_factory=dict)
     secrets: SecretSource = field(default_factory=_NoSecrets)
     notify: Callable[[str, dict[str, Any]], None] | None = None
+    # The lowest log level the client asked to receive as notifications/message (None: send none).
+    log_level: str | None = None
+    # Multi round-trip (2026-07-28): the client's answers, and the verified state of the previous round.
+    input_responses: Mapping[str, Any] = field(default_factory=dict)
+    request_state: Mapping[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def supports(self, capability: str) -> bool:
+        """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""
+        return capability in self.client_capabilities
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send the client a `notifications/message` when it asked for this level or a lower one."""
+        if self.notify is None or self.log_level is None or level not in LOG_LEVELS:
+            return
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger:
+            params["logger"] = logger
+        self.notify("notifications/message", params)
 
     def secret(self, name: str) -> str:
         """The business secret `name` (Secrets Manager in AWS, `.env.local` locally); raises SecretUnavailable."""

@@ -32,6 +32,7 @@ class ToolSpec:
     output_schema: dict[str, Any] | None = None
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
+    arguments_accepted: frozenset[str] = field(default_factory=frozenset)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -102,6 +103,7 @@ def tool(
             output_schema=output_schema,
             meta=meta,
             safe_fields=frozenset(safe_fields),
+            arguments_accepted=frozenset(p for p in inspect.signature(func).parameters if p != context_param),
         )
 
     return wrap(fn) if fn is not None else wrap

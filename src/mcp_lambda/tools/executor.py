@@ -12,9 +12,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..observability import summarize_arguments
+from ..observability import NoTelemetry, ToolTelemetry, current_correlation_id, summarize_arguments
 from .context import SecretUnavailable, ToolContext
 from .decorator import ToolSpec
+from .inputs import InputRequired
 from .results import (
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
@@ -41,13 +42,28 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 
 class ToolExecutor:
-    def __init__(self, result_check: ResultCheck | None = None) -> None:
+    def __init__(
+        self, result_check: ResultCheck | None = None, telemetry: ToolTelemetry | NoTelemetry | None = None
+    ) -> None:
         self.result_check = result_check
+        self.telemetry = telemetry or NoTelemetry()
 
-    async def run(self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
+    ) -> ToolResult | InputRequired:
+        with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
+            result = await self._run(spec, arguments, ctx)
+            record.outcome = outcome_of(result)
+        return result
+
+    async def _run(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
+    ) -> ToolResult | InputRequired:
         log = ctx.logger
         started = time.perf_counter()
-        base = {"request_id": ctx.request_id, "tool_name": spec.name}
+        # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
+        correlation_id = ctx.extras.get("correlation_id") or current_correlation_id(log)
+        base = {"request_id": correlation_id, "jsonrpc_id": ctx.request_id, "tool_name": spec.name}
         if ctx.tool_call_id:
             base["tool_call_id"] = ctx.tool_call_id
         log.info(
@@ -89,6 +105,11 @@ class ToolExecutor:
             return business_error(
                 INTERNAL_ERROR, f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
             )
+        if isinstance(result, InputRequired):
+            log.info("mcp_tool_call_finished", extra={**base, "event": "mcp_tool_call_finished",
+                                                     "outcome": "input_required", "code": 0,
+                                                     "duration_ms": _ms(started)})
+            return result
         if not isinstance(result, ToolResult):
             error_id = secrets.token_hex(8)
             log.error(
@@ -148,13 +169,30 @@ class ToolExecutor:
     async def _invoke(self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
         if spec.arguments is not None:
             kwargs = dict(spec.arguments.model_validate(dict(arguments)))
+        elif "arguments" in spec.arguments_accepted:
+            kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
         else:
-            kwargs = dict(arguments)
+            kwargs = {k: v for k, v in arguments.items() if k in spec.arguments_accepted}
         if spec.context_param:
             kwargs[spec.context_param] = ctx
         if spec.is_async:
             return await spec.fn(**kwargs)
         return spec.fn(**kwargs)
+
+
+def outcome_of(result: ToolResult | InputRequired) -> str:
+    """The outcome as logged, recovered from the result (for the tracing annotation and metrics)."""
+    if not isinstance(result, ToolResult):
+        return "input_required"
+    if not result.is_error:
+        return "success"
+    content = result.structured_content
+    code = content.get("code") if isinstance(content, dict) else None
+    if code == INVALID_ARGUMENTS:
+        return "invalid_arguments"
+    if code in (INTERNAL_ERROR, RESULT_VIOLATES_MANIFEST, SECRET_UNAVAILABLE):
+        return "system_error"
+    return "business_error"
 
 
 def _ms(started: float) -> float:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Framework result codes (the error branch's `structuredContent.code`); businesses use their own ranges.
 INVALID_ARGUMENTS = 40000
+INPUT_REQUIRED_UNSUPPORTED = 40010
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020

@@ -1,0 +1,33 @@
+"""Cost of the run-time manifest check on typical demo results (µs per result), printed for `make bench`."""
+
+from __future__ import annotations
+
+import timeit
+
+from mcp_lambda.manifest import bind_manifest
+from mcp_lambda.tools import load_business
+
+CASES = {
+    "search_routes": {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "transit"},
+    "search_routes_for_reference": {"origin": "zhongguancun", "destination": "beijing_south_station"},
+    "search_products": {"keyword": "cup", "limit": 10},
+    "subscribe_product": {"product_id": "p-1004", "alert": "restock"},
+}
+
+
+def main() -> None:
+    business = load_business("demo")
+    bound = bind_manifest(business, "manifest/demo.yaml")
+    print("manifest check (demo results), µs per result:")
+    for name, arguments in CASES.items():
+        spec = business.tool(name)
+        assert spec is not None and spec.arguments is not None
+        result = spec.fn(**dict(spec.arguments.model_validate(arguments)), ctx=None)
+        assert bound.check(name, result) == [], name
+        runs = 20_000
+        seconds = min(timeit.repeat(lambda: bound.check(name, result), number=runs, repeat=3))  # noqa: B023
+        print(f"  {name:<30} {seconds / runs * 1e6:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

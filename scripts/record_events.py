@@ -1,0 +1,318 @@
+"""`make events`: write the saved API Gateway HTTP API (payload 2.0) events under events/demo/ and record the
+handler's responses to them as NN_name.expected.json, with minted ids replaced by `{{placeholders}}`.
+
+Run it after a deliberate behaviour change, then review the diff: the replay tests compare against these files.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "src"), str(REPO)]
+
+from tests.support.replay import observed, substitute  # noqa: E402
+
+from mcp_lambda.local.events import LocalContext, http_event  # noqa: E402
+
+EVENTS_DIR = REPO / "events" / "demo"
+HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"
+EPOCH_MS = 1785196800000  # 2026-07-28T00:00:00Z: fixed so regenerating gives the same files
+MODERN = "2026-07-28"
+POST = {"host": HOST, "accept": "application/json, text/event-stream", "content-type": "application/json"}
+# Minted values the server returns that differ on every run.
+ERROR_ID = re.compile(r"error id [0-9a-f]{16}")
+
+
+@dataclass
+class Step:
+    name: str
+    method: str = "POST"
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    raw: str | None = None
+    capture_session: str | None = None  # placeholder name for the Mcp-Session-Id this response mints
+
+
+def rpc(
+    method: str, params: dict[str, Any] | None = None, request_id: int | str | None = 1
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if request_id is not None:
+        message["id"] = request_id
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def meta(version: str = MODERN) -> dict[str, Any]:
+    return {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "1.0"},
+    }
+
+
+def modern(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> dict[str, Any]:
+    return rpc(method, {**(params or {}), "_meta": meta()}, request_id)
+
+
+def modern_headers(method: str, name: str | None = None, version: str = MODERN) -> dict[str, str]:
+    headers = {"mcp-protocol-version": version, "mcp-method": method}
+    if name is not None:
+        headers["mcp-name"] = name
+    return headers
+
+
+def initialize(version: str, request_id: int = 1, client: str = "doubao") -> dict[str, Any]:
+    return rpc(
+        "initialize",
+        {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": client, "version": "1.0"}},
+        request_id,
+    )
+
+
+def session(name: str = "session_id", version: str | None = None) -> dict[str, str]:
+    headers = {"mcp-session-id": "{{" + name + "}}"}
+    if version:
+        headers["mcp-protocol-version"] = version
+    return headers
+
+
+ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
+
+DOUBAO_2024_11_05 = [
+    Step("initialize", body=initialize("2024-11-05"), capture_session="session_id"),
+    Step(
+        "notifications_initialized", body=rpc("notifications/initialized", request_id=None), headers=session()
+    ),
+    Step("tools_list", body=rpc("tools/list", {}, 2), headers=session()),
+    Step(
+        "tools_call",
+        body=rpc("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 3),
+        headers=session(),
+    ),
+    Step("delete_session", method="DELETE", headers=session()),
+]
+
+MODERN_2026_07_28 = [
+    Step(
+        "server_discover",
+        body=modern("server/discover", request_id=1),
+        headers=modern_headers("server/discover"),
+    ),
+    Step("tools_list", body=modern("tools/list", request_id=2), headers=modern_headers("tools/list")),
+    Step(
+        "tools_call",
+        body=modern("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 3),
+        headers=modern_headers("tools/call", "search_routes"),
+    ),
+]
+
+
+def _b64(value: str) -> str:
+    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
+
+
+LIST = modern("tools/list", request_id=7)
+LIST_HEADERS = modern_headers("tools/list")
+V25 = "2025-11-25"
+BAD_INPUTS = [
+    Step("initialize_2025_11_25", body=initialize(V25, client="replay"), capture_session="session_id"),
+    Step("origin_not_allowed_403", body=LIST, headers={**LIST_HEADERS, "origin": "https://evil.example.com"}),
+    Step("accept_without_json_406", body=LIST, headers={**LIST_HEADERS, "accept": "text/event-stream"}),
+    Step("content_type_not_json_415", body=LIST, headers={**LIST_HEADERS, "content-type": "text/plain"}),
+    Step("declared_body_over_limit_413", body=LIST, headers={**LIST_HEADERS, "content-length": "2097152"}),
+    Step("invalid_json_32700", raw='{"jsonrpc": "2.0", "id": 7, "method": ', headers=LIST_HEADERS),
+    Step(
+        "malformed_request_32600",
+        body={"jsonrpc": "2.0", "id": 7, "method": 42},
+        headers=session(version=V25),
+    ),
+    Step(
+        "unknown_tool_32602",
+        body=modern("tools/call", {"name": "book_flight", "arguments": {}}, 8),
+        headers=modern_headers("tools/call", "book_flight"),
+    ),
+    Step(
+        "bad_arguments_is_error",
+        body=modern("tools/call", {"name": "search_routes", "arguments": {"origin": "", "extra": 1}}, 9),
+        headers=modern_headers("tools/call", "search_routes"),
+    ),
+    Step("legacy_missing_session_400", body=rpc("tools/list", {}, 10), headers={"mcp-protocol-version": V25}),
+    Step(
+        "legacy_unknown_session_404",
+        body=rpc("tools/list", {}, 11),
+        headers={"mcp-session-id": "no-such-session"},
+    ),
+    Step("legacy_get_405", method="GET", headers={**session(version=V25), "accept": "text/event-stream"}),
+    Step("legacy_ping", body=rpc("ping", None, 12), headers=session(version=V25)),
+    Step(
+        "legacy_unsupported_version_header_400",
+        body=rpc("tools/list", {}, 13),
+        headers=session(version="2099-01-01"),
+    ),
+    Step("negotiate_1999_01_01", body=initialize("1999-01-01", 14, "replay"), capture_session="session_old"),
+    Step(
+        "negotiate_2024_11_05_echoed",
+        body=initialize("2024-11-05", 15, "replay"),
+        capture_session="session_v1",
+    ),
+    Step(
+        "initialize_2025_03_26", body=initialize("2025-03-26", 16, "replay"), capture_session="batch_session"
+    ),
+    Step(
+        "batch_2025_03_26",
+        body=[
+            rpc("ping", None, 17),
+            rpc("notifications/initialized", request_id=None),
+            rpc("tools/list", {}, 18),
+        ],
+        headers=session("batch_session"),
+    ),
+    Step(
+        "batch_only_notifications_202",
+        body=[rpc("notifications/initialized", request_id=None)],
+        headers=session("batch_session"),
+    ),
+    Step("modern_missing_meta_32602", body=rpc("tools/list", {}, 19), headers=LIST_HEADERS),
+    Step(
+        "modern_version_header_mismatch_32020",
+        body=rpc("tools/list", {"_meta": meta("v999.0.0")}, 20),
+        headers=LIST_HEADERS,
+    ),
+    Step(
+        "modern_method_header_mismatch_32020",
+        body=modern("tools/list", request_id=21),
+        headers=modern_headers("tools/call"),
+    ),
+    Step(
+        "modern_base64_name_mismatch_32020",
+        body=modern("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 22),
+        headers=modern_headers("tools/call", _b64("search_products")),
+    ),
+    Step(
+        "modern_base64_name_ok",
+        body=modern(
+            "tools/call", {"name": "search_products", "arguments": {"keyword": "cup", "limit": 2}}, 23
+        ),
+        headers=modern_headers("tools/call", _b64("search_products")),
+    ),
+    Step(
+        "modern_unsupported_version_32022",
+        body=rpc("tools/list", {"_meta": meta("v999.0.0")}, 24),
+        headers=modern_headers("tools/list", version="v999.0.0"),
+    ),
+    Step(
+        "modern_removed_initialize_404",
+        body=modern("initialize", {"protocolVersion": MODERN, "capabilities": {}}, 25),
+        headers=modern_headers("initialize"),
+    ),
+    Step("modern_removed_ping_404", body=modern("ping", request_id=26), headers=modern_headers("ping")),
+    Step(
+        "modern_removed_logging_set_level_404",
+        body=modern("logging/setLevel", {"level": "debug"}, 27),
+        headers=modern_headers("logging/setLevel"),
+    ),
+    Step(
+        "modern_removed_resources_subscribe_404",
+        body=modern("resources/subscribe", {"uri": "test://x"}, 28),
+        headers=modern_headers("resources/subscribe"),
+    ),
+    Step(
+        "modern_get_405",
+        method="GET",
+        headers={"mcp-protocol-version": MODERN, "accept": "text/event-stream"},
+    ),
+    Step("modern_delete_405", method="DELETE", headers={"mcp-protocol-version": MODERN}),
+    Step("modern_batch_rejected", body=[LIST], headers=LIST_HEADERS),
+    Step(
+        "modern_notification_202",
+        body=rpc("notifications/cancelled", {"requestId": 3, "_meta": meta()}, None),
+        headers=modern_headers("notifications/cancelled"),
+    ),
+    Step("legacy_delete_session", method="DELETE", headers=session(version=V25)),
+    Step("legacy_use_after_delete_404", body=rpc("tools/list", {}, 29), headers=session(version=V25)),
+    Step("modern_tools_list_still_served", body=modern("tools/list", request_id=30), headers=LIST_HEADERS),
+]
+
+CONVERSATIONS = {
+    "doubao_2024_11_05": DOUBAO_2024_11_05,
+    "modern_2026_07_28": MODERN_2026_07_28,
+    "bad_inputs": BAD_INPUTS,
+}
+
+
+def build_event(conversation: str, index: int, step: Step) -> dict[str, Any]:
+    base = POST if step.method == "POST" else {"host": HOST}
+    headers = {k: v for k, v in {**base, **step.headers}.items() if v is not None}
+    body = step.raw if step.raw is not None else (json.dumps(step.body) if step.body is not None else None)
+    return http_event(
+        step.method,
+        "/mcp",
+        headers,
+        body,
+        request_id=f"replay-{conversation}-{index:02d}",
+        source_ip="203.0.113.10",
+        time_epoch_ms=EPOCH_MS + index * 1000,
+    )
+
+
+def generalize(value: Any, bindings: dict[str, str]) -> Any:
+    """Put the placeholders back: bound values and minted error ids become `{{name}}`."""
+    if isinstance(value, dict):
+        return {k: generalize(v, bindings) for k, v in value.items()}
+    if isinstance(value, list):
+        return [generalize(v, bindings) for v in value]
+    if isinstance(value, str):
+        for name, bound in bindings.items():
+            value = value.replace(bound, "{{" + name + "}}")
+        return ERROR_ID.sub("error id {{error_id}}", value)
+    return value
+
+
+def record(handler: Any) -> None:
+    if EVENTS_DIR.exists():
+        shutil.rmtree(EVENTS_DIR)
+    for conversation, steps in CONVERSATIONS.items():
+        folder = EVENTS_DIR / conversation
+        folder.mkdir(parents=True)
+        bindings: dict[str, str] = {}
+        for index, step in enumerate(steps, start=1):
+            event = build_event(conversation, index, step)
+            response = handler(substitute(event, bindings), LocalContext())
+            seen = observed(response)
+            if step.capture_session:
+                minted = seen["headers"]["mcp-session-id"]
+                assert minted, f"{conversation}/{step.name}: no session id minted"
+                bindings[step.capture_session] = minted
+            expected = {
+                "statusCode": seen["statusCode"],
+                "headers": generalize(seen["headers"], bindings),
+                "body": generalize(seen["body"], bindings),
+            }
+            stem = f"{index:02d}_{step.name}"
+            (folder / f"{stem}.json").write_text(
+                json.dumps(event, indent=2, ensure_ascii=False) + "\n", "utf-8"
+            )
+            (folder / f"{stem}.expected.json").write_text(
+                json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8"
+            )
+            print(f"{conversation}/{stem}: {seen['statusCode']}")
+
+
+def main() -> None:
+    from mcp_lambda.handler import handler
+
+    record(handler)
+
+
+if __name__ == "__main__":
+    main()

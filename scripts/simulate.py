@@ -1,0 +1,201 @@
+"""Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
+
+    simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
+
+Prints the ToolResult, the verdict against the manifest with every violation, the model-visible view, the card
+candidates and the llm_modifiable lists. Exits 1 when the result violates the manifest or the call fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_lambda.manifest import BoundManifest, bind_manifest, card_candidates, model_view, modifiable_lists
+from mcp_lambda.tools import ToolResult, load_business
+
+MODERN = "2026-07-28"
+
+
+@contextlib.contextmanager
+def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
+    """Record what the server's manifest check saw: the tool's own result (before any rewrite) and its verdict."""
+    seen: list[tuple[str, ToolResult, list[str]]] = []
+    original = BoundManifest.check
+
+    def spy(self: BoundManifest, tool_name: str, result: ToolResult) -> list[str]:
+        violations = original(self, tool_name, result)
+        seen.append((tool_name, result, violations))
+        return violations
+
+    BoundManifest.check = spy  # type: ignore[method-assign]
+    try:
+        yield seen
+    finally:
+        BoundManifest.check = original  # type: ignore[method-assign]
+
+
+def call_through_handler(tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
+    from mcp_lambda.handler import handler
+    from mcp_lambda.local.events import LocalContext, http_event, response_body
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": tool,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": tool,
+    }
+    response = handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+    return response["statusCode"], _rpc_reply(response_body(response).decode("utf-8"))
+
+
+def _rpc_reply(text: str) -> dict[str, Any]:
+    if text.lstrip().startswith("{"):
+        reply: dict[str, Any] = json.loads(text)
+        return reply
+    # An SSE stream: the reply is the data line that answers id 1 (notifications may come first).
+    for line in reversed(text.splitlines()):
+        if line.startswith("data:"):
+            message = json.loads(line[5:])
+            if message.get("id") == 1:
+                return dict(message)
+    raise ValueError("no JSON-RPC reply in the response")
+
+
+def evaluate(
+    business_name: str, tool: str, arguments: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The report (the JSON keys of FORMAT=json) and extra detail for people (status, the tool's own result)."""
+    os.environ["BUSINESS"] = business_name
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    from mcp_lambda.app import manifest_path
+    from mcp_lambda.settings import get_settings
+
+    business = load_business(business_name)
+    path = manifest_path(get_settings(), business)
+    bound = bind_manifest(business, path)
+    # Server log lines go to stderr so that stdout stays one JSON document.
+    with contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
+        status, reply = call_through_handler(tool, arguments)
+    detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
+    result = reply.get("result") or {}
+    detail["result_type"] = result.get("resultType")
+    tool_result = {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
+    if seen:
+        _, raw, violations = seen[-1]
+        detail["raw_result"] = raw.to_wire()
+    elif "error" in reply:
+        violations = [f"{tool}: the call failed with JSON-RPC error {reply['error'].get('code')}"]
+    else:  # the server did not check (no manifest wired): check what it sent
+        received = ToolResult(
+            content=tool_result.get("content", []),
+            structured_content=tool_result.get("structuredContent"),
+            is_error=tool_result.get("isError") is True,
+        )
+        violations = bound.check(tool, received)
+    report = {
+        "tool_result": tool_result,
+        "valid": not violations,
+        "violations": violations,
+        "model_view": model_view(bound.manifest, tool, tool_result) if tool_result else None,
+        "cards": card_candidates(bound.manifest, tool, tool_result) if tool_result else [],
+        "modifiable_lists": modifiable_lists(bound.manifest, tool, tool_result) if tool_result else [],
+    }
+    return report, detail
+
+
+def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], detail: dict[str, Any]) -> str:
+    out: list[str] = []
+    call = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
+    out.append(f"{tool}({call})  ->  HTTP {detail['http_status']}, resultType {detail['result_type']}")
+    out.append(f"manifest: {detail['manifest']}\n")
+    if detail["rpc_error"]:
+        out.append(f"JSON-RPC error: {_dump(detail['rpc_error'])}\n")
+    out += ["ToolResult (as the client received it)", _indent(_dump(report["tool_result"])), ""]
+    raw = detail.get("raw_result")
+    if raw is not None and raw != report["tool_result"]:
+        out += ["The tool returned (rewritten by the manifest check)", _indent(_dump(raw)), ""]
+    if report["valid"]:
+        out.append("Verdict: VALID - the result honours the manifest\n")
+    else:
+        out.append(f"Verdict: INVALID - {len(report['violations'])} violation(s)")
+        out += [f"  - {violation}" for violation in report["violations"]] + [""]
+    out += [
+        "Model-visible view (declared fields with llm_visible not false)",
+        _indent(_dump(report["model_view"])),
+        "",
+    ]
+    out.append("Card candidates")
+    for card in report["cards"]:
+        history = card["history_card_refresh"]
+        refresh = (
+            "off" if not history or not history["enabled"] else f"{history['scope']}, {history['refresh_to']}"
+        )
+        out.append(
+            f"  - entities[{card['entity_index']}] {card['entity_type']} id={card['entity_id']} -> widget "
+            f"{card['widget_id']}, refresh_key={card['refresh_key']}, history refresh: {refresh}"
+        )
+    if not report["cards"]:
+        out.append("  (none: no entity of this result has a tool_card_binding for this tool)")
+    out.append("\nllm_modifiable lists (the model may keep a subset of these items, never add or edit)")
+    for listed in report["modifiable_lists"]:
+        out.append(
+            f"  - entities[{listed['entity_index']}].{listed['field']}: {len(listed['items'])} item(s)"
+        )
+        out += [f"      [{item['index']}] {_dump(item['item'], indent=None)}" for item in listed["items"]]
+    if not report["modifiable_lists"]:
+        out.append("  (none)")
+    return "\n".join(out)
+
+
+def _dump(value: Any, indent: int | None = 2) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--business", default=os.environ.get("BUSINESS", "demo"))
+    parser.add_argument("--tool", required=True)
+    parser.add_argument("--args", default="{}", help="the tool arguments as a JSON object")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options = parser.parse_args(argv)
+    try:
+        arguments = json.loads(options.args or "{}")
+    except json.JSONDecodeError as exc:
+        parser.error(f"--args is not JSON: {exc}")
+    if not isinstance(arguments, dict):
+        parser.error("--args must be a JSON object")
+    report, detail = evaluate(options.business, options.tool, arguments)
+    if options.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        print(render_text(options.tool, arguments, report, detail))
+    return 0 if report["valid"] and not detail["rpc_error"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

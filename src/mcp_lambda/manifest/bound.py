@@ -1,0 +1,58 @@
+"""A manifest bound to the business that serves it: the checks and schemas the server uses on every call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..tools import Business, ToolResult
+from .check import ToolCheck
+from .errors import ManifestError
+from .loader import read_manifest
+from .models import Manifest
+from .rules import tool_name_problems
+from .schema import output_schema
+
+
+@dataclass(frozen=True)
+class BoundManifest:
+    """`check` is the executor's ResultCheck; `output_schema` feeds tools/list."""
+
+    manifest: Manifest
+    _checks: dict[str, ToolCheck] = field(default_factory=dict, repr=False)
+    _schemas: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_manifest(cls, manifest: Manifest) -> BoundManifest:
+        """Precompile every tool's check and schema (the manifest must be valid)."""
+        return cls(
+            manifest=manifest,
+            _checks={tool: ToolCheck.compile(manifest, tool) for tool in manifest.tools},
+            _schemas={tool: output_schema(manifest, tool) for tool in manifest.tools},
+        )
+
+    def check(self, tool_name: str, result: ToolResult) -> list[str]:
+        """One message per violation (at most MAX_VIOLATIONS + 1); empty when the result honours the manifest."""
+        check = self._checks.get(tool_name)
+        if check is None:
+            return [f"{tool_name}: the tool has no entry in the manifest"]
+        return check(result)
+
+    def output_schema(self, tool_name: str) -> dict[str, Any] | None:
+        """JSON Schema of structuredContent for kind=entities tools; None otherwise."""
+        return self._schemas.get(tool_name)
+
+    def output_kind(self, tool_name: str) -> str | None:
+        entry = self.manifest.tools.get(tool_name)
+        return entry.output.kind if entry is not None else None
+
+
+def bind_manifest(business: Business, path: str | Path) -> BoundManifest:
+    """Load the manifest and match it with the business's tools; raises ManifestError listing every problem."""
+    manifest, problems, declared, _ = read_manifest(path)
+    registered = {spec.name for spec in business.tools}
+    problems += tool_name_problems(manifest, registered, declared["tools"])
+    if problems:
+        raise ManifestError(problems)
+    return BoundManifest.from_manifest(manifest)

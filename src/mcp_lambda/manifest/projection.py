@@ -1,0 +1,126 @@
+"""What the platform does with a result (doubao-protocol.md §3.3): the model's view, the cards, the lists.
+
+Each function takes the result as it travels on the wire (`content`, `structuredContent`, `isError`) or a
+ToolResult, and assumes it has passed the check; entities of undeclared types are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..tools import ToolResult
+from .models import EntitySpec, FieldSpec, Manifest
+
+
+def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> dict[str, Any]:
+    """The text and the structured data the model reads: declared fields with `llm_visible` not false."""
+    wire = _wire(result)
+    structured = wire.get("structuredContent")
+    view: dict[str, Any] = {"text": _text(wire)}
+    if wire.get("isError") is True:
+        view["error"] = structured
+    elif manifest.tools[tool].output.kind == "execution_result":
+        view["result"] = structured
+    else:
+        view["entities"] = [
+            project_fields(spec.fields, entity) for _, entity, spec in _entities(manifest, wire)
+        ]
+    return view
+
+
+def card_candidates(
+    manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One card per entity whose (tool, entity_type) hits a `tool_card_binding`."""
+    wire = _wire(result)
+    if wire.get("isError") is True or manifest.tools[tool].output.kind != "entities":
+        return []
+    cards = []
+    for index, entity, spec in _entities(manifest, wire):
+        widget_id = spec.tool_card_binding.get(tool)
+        if widget_id is None:
+            continue
+        refresh_field = spec.refresh_key_field
+        history = spec.history_card_refresh
+        cards.append(
+            {
+                "entity_index": index,
+                "entity_type": entity["entity_type"],
+                "entity_id": entity.get(spec.id_field),
+                "widget_id": widget_id,
+                "refresh_key": entity.get(refresh_field) if refresh_field else None,
+                "history_card_refresh": history.model_dump() if history is not None else None,
+            }
+        )
+    return cards
+
+
+def modifiable_lists(
+    manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The `llm_modifiable` arrays: the items (as the model sees them) it may select a subset of."""
+    wire = _wire(result)
+    if wire.get("isError") is True or manifest.tools[tool].output.kind != "entities":
+        return []
+    lists = []
+    for index, entity, spec in _entities(manifest, wire):
+        for field, field_spec in spec.fields.items():
+            value = entity.get(field)
+            if not field_spec.llm_modifiable or not isinstance(value, list):
+                continue
+            items = [
+                {"index": position, "item": _project(field_spec.items, item)}
+                for position, item in enumerate(value)
+            ]
+            lists.append(
+                {
+                    "entity_index": index,
+                    "entity_type": entity["entity_type"],
+                    "entity_id": entity.get(spec.id_field),
+                    "field": field,
+                    "items": items,
+                }
+            )
+    return lists
+
+
+def project_fields(fields: Mapping[str, FieldSpec], value: Mapping[str, Any]) -> dict[str, Any]:
+    """The declared, model-visible part of an object, recursively."""
+    return {
+        name: _project(spec, value[name])
+        for name, spec in fields.items()
+        if spec.llm_visible and name in value
+    }
+
+
+def _project(spec: FieldSpec | None, value: Any) -> Any:
+    # A container whose inside is not declared is shown whole: the manifest declared the field, not its parts.
+    if spec is None:
+        return value
+    if spec.type == "object" and spec.properties and isinstance(value, Mapping):
+        return project_fields(spec.properties, value)
+    if spec.type == "array" and spec.items is not None and isinstance(value, list):
+        return [_project(spec.items, item) for item in value]
+    return value
+
+
+def _entities(
+    manifest: Manifest, wire: Mapping[str, Any]
+) -> Iterator[tuple[int, dict[str, Any], EntitySpec]]:
+    structured = wire.get("structuredContent")
+    items = structured.get("entities") if isinstance(structured, Mapping) else None
+    for index, entity in enumerate(items if isinstance(items, list) else []):
+        entity_type = entity.get("entity_type") if isinstance(entity, Mapping) else None
+        spec = manifest.entities.get(entity_type) if isinstance(entity_type, str) else None
+        if spec is not None:
+            yield index, entity, spec
+
+
+def _text(wire: Mapping[str, Any]) -> str | None:
+    texts = [block["text"] for block in wire.get("content") or [] if block.get("type") == "text"]
+    return "\n".join(texts) if texts else None
+
+
+def _wire(result: ToolResult | Mapping[str, Any]) -> Mapping[str, Any]:
+    return result.to_wire() if isinstance(result, ToolResult) else result

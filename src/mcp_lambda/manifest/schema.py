@@ -1,0 +1,54 @@
+"""JSON Schema (2020-12) for a tool's structuredContent, derived from the manifest, served as `outputSchema`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import EntitySpec, FieldSpec, Manifest
+
+_JSON_TYPES = {
+    "string": "string",
+    "int": "integer",
+    "float": "number",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+}
+
+
+def output_schema(manifest: Manifest, tool: str) -> dict[str, Any] | None:
+    """The schema of `{"entities": [...]}` for kind=entities; None for execution_result (no fixed shape)."""
+    output = manifest.tools[tool].output
+    if output.kind != "entities":
+        return None
+    variants = [entity_schema(name, manifest.entities[name]) for name in output.entity_types]
+    items = variants[0] if len(variants) == 1 else {"anyOf": variants}
+    return {
+        "type": "object",
+        "properties": {"entities": {"type": "array", "items": items}},
+        "required": ["entities"],
+    }
+
+
+def entity_schema(name: str, entity: EntitySpec) -> dict[str, Any]:
+    """Declared fields typed, `entity_type` fixed, id (and refresh key) required; undeclared fields allowed."""
+    properties = {field: field_schema(spec) for field, spec in entity.fields.items()}
+    properties["entity_type"] = {"type": "string", "const": name}
+    required = ["entity_type", entity.id_field]
+    if entity.refresh_key_field and entity.refresh_key_field not in required:
+        required.append(entity.refresh_key_field)
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    if entity.description:
+        schema["description"] = entity.description
+    return schema
+
+
+def field_schema(spec: FieldSpec) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": _JSON_TYPES[spec.type]}
+    if spec.description:
+        schema["description"] = spec.description
+    if spec.type == "object" and spec.properties:
+        schema["properties"] = {name: field_schema(child) for name, child in spec.properties.items()}
+    if spec.type == "array" and spec.items is not None:
+        schema["items"] = field_schema(spec.items)
+    return schema

@@ -1,0 +1,169 @@
+"""Resources, prompts and completion: optional MCP features, served and advertised only when a business has them."""
+
+from __future__ import annotations
+
+import inspect
+import secrets
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..tools.inputs import InputRequired
+from ..tools.resources import ResourceNotFound, contents_for
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
+from .scope import CallScope
+
+if TYPE_CHECKING:
+    from .methods import Handler, McpMethods
+
+
+async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
+    result = fn(**kwargs)
+    return await result if inspect.isawaitable(result) else result
+
+
+class FeatureMethods:
+    def __init__(self, methods: McpMethods) -> None:
+        self.methods = methods
+        self.business = methods.business
+
+    def has_resources(self) -> bool:
+        return bool(self.business.resources or self.business.resource_templates)
+
+    def capabilities(self, era: str) -> dict[str, Any]:
+        caps: dict[str, Any] = {}
+        if self.has_resources():
+            # Subscriptions are accepted in the legacy era, but a Lambda never pushes updates (no open stream).
+            caps["resources"] = {"listChanged": False} if era == "modern" else {"subscribe": True, "listChanged": False}
+        if self.business.prompts:
+            caps["prompts"] = {"listChanged": False}
+        if self.business.completer is not None:
+            caps["completions"] = {}
+        return caps
+
+    def handlers(self) -> dict[str, Handler]:
+        table: dict[str, Handler] = {}
+        if self.has_resources():
+            table.update({"resources/list": self.resources_list, "resources/templates/list": self.templates_list,
+                          "resources/read": self.resources_read})
+        if self.business.prompts:
+            table.update({"prompts/list": self.prompts_list, "prompts/get": self.prompts_get})
+        if self.business.completer is not None:
+            table["completion/complete"] = self.complete
+        return table
+
+    def legacy_handlers(self) -> dict[str, Handler]:
+        if not self.has_resources():
+            return {}
+        return {"resources/subscribe": self.subscribe, "resources/unsubscribe": self.subscribe}
+
+    async def resources_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        from .methods import page_of
+
+        page, next_cursor = page_of(self.business.resources, params, self.methods.settings.tools_page_size)
+        result: dict[str, Any] = {"resources": [spec.to_wire() for spec in page]}
+        if next_cursor:
+            result["nextCursor"] = next_cursor
+        return result
+
+    async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        from .methods import page_of
+
+        page, next_cursor = page_of(self.business.resource_templates, params, self.methods.settings.tools_page_size)
+        result: dict[str, Any] = {"resourceTemplates": [spec.to_wire() for spec in page]}
+        if next_cursor:
+            result["nextCursor"] = next_cursor
+        return result
+
+    async def resources_read(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise RpcError(INVALID_PARAMS, "params.uri must be a non-empty string")
+        try:
+            spec = self.business.resource_for(uri)
+        except ResourceNotFound:
+            code = INVALID_PARAMS if scope.era == "modern" else RESOURCE_NOT_FOUND
+            raise RpcError(code, f"Resource not found: {uri}", data={"uri": uri}) from None
+        inputs = self.methods.rounds.inputs(params, "resources/read", uri) if scope.era == "modern" else ({}, None)
+        ctx = self.methods.context(scope, uri, params, inputs)
+        value = await self._guarded(spec.fn, spec.kwargs(uri, ctx), "resources/read", uri)
+        if isinstance(value, InputRequired):
+            return self._ask(scope, "resources/read", uri, value)
+        if isinstance(value, list):
+            return {"contents": value}
+        if not isinstance(value, str | bytes):
+            raise self._internal("resources/read", uri, TypeError("a resource returns str or bytes"))
+        return {"contents": [contents_for(uri, spec.mime_type, value)]}
+
+    async def subscribe(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(params.get("uri"), str):
+            raise RpcError(INVALID_PARAMS, "params.uri must be a string")
+        return {}
+
+    async def prompts_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        from .methods import page_of
+
+        page, next_cursor = page_of(self.business.prompts, params, self.methods.settings.tools_page_size)
+        result: dict[str, Any] = {"prompts": [spec.to_wire() for spec in page]}
+        if next_cursor:
+            result["nextCursor"] = next_cursor
+        return result
+
+    async def prompts_get(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise RpcError(INVALID_PARAMS, "params.name must be a non-empty string")
+        spec = self.business.prompt(name)
+        if spec is None:
+            raise RpcError(INVALID_PARAMS, f"Unknown prompt: {name}", data={"name": name})
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+            raise RpcError(INVALID_PARAMS, "params.arguments must be an object of strings")
+        missing = spec.missing(arguments)
+        if missing:
+            raise RpcError(INVALID_PARAMS, f"Missing required prompt arguments: {', '.join(missing)}")
+        known = {a["name"] for a in spec.arguments}
+        kwargs: dict[str, Any] = {k: v for k, v in arguments.items() if k in known}
+        inputs = self.methods.rounds.inputs(params, "prompts/get", name) if scope.era == "modern" else ({}, None)
+        if spec.context_param:
+            kwargs[spec.context_param] = self.methods.context(scope, name, params, inputs)
+        messages = await self._guarded(spec.fn, kwargs, "prompts/get", name)
+        if isinstance(messages, InputRequired):
+            return self._ask(scope, "prompts/get", name, messages)
+        return {"description": spec.description, "messages": list(messages)}
+
+    async def complete(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or ref.get("type") not in ("ref/prompt", "ref/resource"):
+            raise RpcError(INVALID_PARAMS, "params.ref must be a ref/prompt or ref/resource object")
+        if not isinstance(argument, dict) or not isinstance(argument.get("name"), str):
+            raise RpcError(INVALID_PARAMS, "params.argument.name must be a string")
+        value = argument.get("value", "")
+        if not isinstance(value, str):
+            raise RpcError(INVALID_PARAMS, "params.argument.value must be a string")
+        context = params.get("context") if isinstance(params.get("context"), dict) else {}
+        completer = self.business.completer
+        assert completer is not None
+        values = [str(v) for v in completer(ref, argument["name"], value, dict((context or {}).get("arguments") or {}))]
+        return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
+
+    def _ask(self, scope: CallScope, method: str, target: str, asked: InputRequired) -> dict[str, Any]:
+        if scope.era != "modern":
+            raise RpcError(INVALID_PARAMS, f"{method} '{target}' needs client input; use MCP 2026-07-28")
+        return self.methods.rounds.input_required(scope, method, target, asked)
+
+    async def _guarded(self, fn: Callable[..., Any], kwargs: dict[str, Any], method: str, target: str) -> Any:
+        try:
+            return await _call(fn, **kwargs)
+        except RpcError:
+            raise
+        except Exception as exc:  # logged once with an id; the client never sees the exception text
+            raise self._internal(method, target, exc) from None
+
+    def _internal(self, method: str, target: str, exc: Exception) -> RpcError:
+        error_id = secrets.token_hex(8)
+        self.methods.logger.error(
+            f"{method} failed",
+            extra={"event": "mcp_request_failed", "method": method, "target": target, "error_id": error_id,
+                   "error_type": type(exc).__name__},
+        )
+        return RpcError(INTERNAL_ERROR, f"Internal error (error id {error_id})")

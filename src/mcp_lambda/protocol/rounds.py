@@ -1,0 +1,71 @@
+"""Multi round-trip plumbing shared by tools/call, prompts/get and resources/read (2026-07-28 MRTR)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from ..tools.context import SecretSource, SecretUnavailable
+from ..tools.inputs import InputRequired
+from .jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
+from .request_state import RequestStateCodec
+from .scope import CallScope
+
+
+class Rounds:
+    """Reads a round's inputs (`inputResponses`, verified `requestState`) and writes InputRequiredResults."""
+
+    def __init__(self, key: str | None, secrets_source: SecretSource, environment: str, ttl_seconds: int) -> None:
+        self._key = key
+        self._secrets = secrets_source
+        self._environment = environment
+        self._ttl_seconds = ttl_seconds
+        self._codec: RequestStateCodec | None = None
+
+    def codec(self) -> RequestStateCodec:
+        # Resolved lazily: most requests never need it, and the secret lookup costs a network call.
+        if self._codec is None:
+            key = self._key
+            if key is None:
+                try:
+                    key = self._secrets.get("request_state_key")
+                except SecretUnavailable:
+                    if self._environment != "local":
+                        raise RpcError(-32603, "Multi round-trip results are not configured on this server") from None
+                    # One local process: a per-process key is enough (it is never shared, never logged).
+                    logging.getLogger("mcp_lambda").warning("REQUEST_STATE_KEY not set: using a per-process key")
+                    key = secrets.token_hex(32)
+            self._codec = RequestStateCodec(key.encode(), self._ttl_seconds)
+        return self._codec
+
+    def inputs(self, params: dict[str, Any], method: str, target: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """This round's answers and the previous round's verified state; -32602 when either is malformed."""
+        responses: dict[str, Any] = {}
+        if "inputResponses" in params:
+            raw = params["inputResponses"]
+            if not isinstance(raw, dict):
+                raise RpcError(INVALID_PARAMS, "params.inputResponses must be an object")
+            for key, value in raw.items():
+                if not isinstance(value, dict):
+                    raise RpcError(INVALID_PARAMS, f"params.inputResponses.{key} must be an object")
+            responses = raw
+        state = None
+        if params.get("requestState") is not None:
+            state = self.codec().decode(params["requestState"], method, target)
+        return responses, state
+
+    def input_required(self, scope: CallScope, method: str, target: str, asked: InputRequired) -> dict[str, Any]:
+        """The wire InputRequiredResult; -32021 when it asks for a capability the client did not declare."""
+        missing = sorted({r.capability for r in asked.requests.values()} - set(scope.client_capabilities))
+        if missing:
+            raise RpcError(
+                MISSING_CLIENT_CAPABILITY,
+                f"Missing required client capability: {', '.join(missing)}",
+                data={"requiredCapabilities": {name: {} for name in missing}},
+            )
+        result: dict[str, Any] = {"resultType": "input_required"}
+        if asked.requests:
+            result["inputRequests"] = {key: request.to_wire() for key, request in asked.requests.items()}
+        result["requestState"] = self.codec().encode(method, target, asked.state)
+        return result

@@ -1,0 +1,144 @@
+"""Where a business's secrets come from: Secrets Manager in AWS, a git-ignored `.env.local` file locally.
+
+Tools read them only through `ctx.secret(name)`; a missing secret or an unreachable service raises
+SecretUnavailable, which the executor turns into one SECRET_UNAVAILABLE error result for that tool alone.
+Every value handed out is registered for log redaction.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .observability import register_secret_value
+from .settings import Settings
+from .tools.context import SecretSource, SecretUnavailable
+
+# In Lambda this resolves to /var, which holds no .env.local: the file source is local-only by construction.
+ENV_FILE = Path(__file__).resolve().parents[2] / ".env.local"
+
+
+class NoSecrets:
+    """No secret store configured: every lookup fails with a clear reason."""
+
+    def get(self, name: str) -> str:
+        raise SecretUnavailable(name, "not configured")
+
+
+class SecretsManagerSource:
+    """One Secrets Manager secret holding a JSON object `{name: value}`, cached for `max_age_seconds`."""
+
+    def __init__(self, secret_id: str, max_age_seconds: int = 300, provider: Any = None) -> None:
+        self.secret_id = secret_id
+        self.max_age_seconds = max_age_seconds
+        self._provider = provider
+
+    @property
+    def provider(self) -> Any:
+        # Built on first use (boto3 and Powertools Parameters cost cold-start time); our own provider rather than
+        # the module-level one behind `get_secret`, so the client has short timeouts and bounded retries.
+        if self._provider is None:
+            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+            from botocore.config import Config
+
+            config = Config(
+                connect_timeout=1, read_timeout=2, retries={"mode": "standard", "max_attempts": 2}
+            )
+            self._provider = SecretsProvider(boto_config=config)
+        return self._provider
+
+    def get(self, name: str) -> str:
+        from aws_lambda_powertools.utilities.parameters.exceptions import (
+            GetParameterError,
+            TransformParameterError,
+        )
+
+        try:
+            values = self.provider.get(self.secret_id, max_age=self.max_age_seconds, transform="json")
+        except TransformParameterError:
+            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)") from None
+        except GetParameterError as exc:
+            reason = "missing" if _not_found(exc) else "unavailable"
+            raise SecretUnavailable(name, reason) from None
+        if not isinstance(values, dict):
+            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)")
+        return _checked(name, values.get(name))
+
+
+class EnvFileSecretSource:
+    """`NAME=value` lines of a dotenv file (`.env.local`), re-read when the file changes.
+
+    A tool's `ctx.secret("maps_api_key")` finds `maps_api_key=` or, failing that, `MAPS_API_KEY=`.
+    """
+
+    def __init__(self, path: Path = ENV_FILE) -> None:
+        self.path = path
+        self._values: dict[str, str] = {}
+        self._stamp: tuple[float, int] | None = None
+
+    def get(self, name: str) -> str:
+        values = self._load(name)
+        return _checked(name, values.get(name, values.get(name.upper())))
+
+    def _load(self, name: str) -> dict[str, str]:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            raise SecretUnavailable(name, f"missing ({self.path.name} not found)") from None
+        if self._stamp != (stat.st_mtime, stat.st_size):
+            self._values = parse_env_file(self.path.read_text(encoding="utf-8"))
+            self._stamp = (stat.st_mtime, stat.st_size)
+        return self._values
+
+
+def parse_env_file(text: str) -> dict[str, str]:
+    """The dotenv subset we need: comments, blank lines, `export NAME=value`, single or double quotes."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if key:
+            values[key] = value
+    return values
+
+
+def build_secret_source(settings: Settings, env_file: Path = ENV_FILE) -> SecretSource:
+    """Secrets Manager when `SECRET_ID` is set; otherwise `.env.local` when it exists; otherwise none."""
+    if settings.secret_id:
+        return SecretsManagerSource(settings.secret_id, max_age_seconds=settings.secrets_max_age_seconds)
+    if env_file.is_file():
+        return EnvFileSecretSource(env_file)
+    return NoSecrets()
+
+
+def _checked(name: str, value: object) -> str:
+    if value is None or value == "":
+        raise SecretUnavailable(name, "missing")
+    if not isinstance(value, str):
+        raise SecretUnavailable(name, "unreadable (not a string)")
+    register_secret_value(value)
+    return value
+
+
+def _not_found(exc: BaseException) -> bool:
+    cause = exc.__cause__ or exc.__context__
+    response = getattr(cause, "response", None)
+    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+    return code == "ResourceNotFoundException"
+
+
+__all__ = [
+    "ENV_FILE",
+    "EnvFileSecretSource",
+    "NoSecrets",
+    "SecretsManagerSource",
+    "build_secret_source",
+]

@@ -1,0 +1,104 @@
+"""Resources and resource templates: `@resource("test://x", ...)` and `@resource_template("test://{id}", ...)`.
+
+A read function returns `str` (text), `bytes` (sent as a base64 blob) or `InputRequired`; it may take a
+`ToolContext` parameter and, for templates, one `str` parameter per template variable.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from .context import ToolContext
+
+_VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ResourceNotFound(LookupError):
+    """No resource or template matches the URI."""
+
+
+def _context_param(fn: Callable[..., Any]) -> str | None:
+    hints = get_type_hints(fn)
+    return next((name for name in inspect.signature(fn).parameters if hints.get(name) is ToolContext), None)
+
+
+def contents_for(uri: str, mime_type: str, value: str | bytes) -> dict[str, Any]:
+    """One `contents` entry: `uri` and `mimeType` always, then `text` or a base64 `blob`."""
+    if isinstance(value, bytes):
+        return {"uri": uri, "mimeType": mime_type, "blob": base64.b64encode(value).decode("ascii")}
+    return {"uri": uri, "mimeType": mime_type, "text": value}
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    fn: Callable[..., Any]
+    context_param: str | None
+    title: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire = {"uri": self.uri, "name": self.name, "description": self.description, "mimeType": self.mime_type}
+        if self.title:
+            wire["title"] = self.title
+        return wire
+
+    def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
+        return {self.context_param: ctx} if self.context_param else {}
+
+
+@dataclass(frozen=True)
+class ResourceTemplateSpec:
+    uri_template: str
+    name: str
+    description: str
+    mime_type: str
+    fn: Callable[..., Any]
+    context_param: str | None
+    pattern: re.Pattern[str]
+    title: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire = {"uriTemplate": self.uri_template, "name": self.name, "description": self.description,
+                "mimeType": self.mime_type}
+        if self.title:
+            wire["title"] = self.title
+        return wire
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        found = self.pattern.fullmatch(uri)
+        return found.groupdict() if found else None
+
+    def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
+        values: dict[str, Any] = dict(self.match(uri) or {})
+        if self.context_param:
+            values[self.context_param] = ctx
+        return values
+
+
+def resource(uri: str, *, name: str, description: str, mime_type: str = "text/plain",
+             title: str | None = None) -> Callable[[Callable[..., Any]], ResourceSpec]:
+    def wrap(fn: Callable[..., Any]) -> ResourceSpec:
+        return ResourceSpec(uri, name, description, mime_type, fn, _context_param(fn), title)
+
+    return wrap
+
+
+def resource_template(uri_template: str, *, name: str, description: str, mime_type: str = "text/plain",
+                      title: str | None = None) -> Callable[[Callable[..., Any]], ResourceTemplateSpec]:
+    """Simple RFC 6570 level-1 templates: each `{var}` matches one path segment."""
+
+    def wrap(fn: Callable[..., Any]) -> ResourceTemplateSpec:
+        parts = _VARIABLE.split(uri_template)
+        regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/?#]+)" for i, part in enumerate(parts))
+        return ResourceTemplateSpec(uri_template, name, description, mime_type, fn, _context_param(fn),
+                                    re.compile(regex), title)
+
+    return wrap

@@ -1,0 +1,67 @@
+"""Replay the saved API Gateway events of events/demo/ through mcp_lambda.handler.handler, in order, and
+compare each response with its recording; every server message is also checked against the official wire types."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.replay import Step, check_step, load_conversation, substitute
+from tests.support.wire import check_error_shape, check_legacy, check_modern
+
+from mcp_lambda.local.events import LocalContext
+
+EVENTS = Path(__file__).resolve().parents[2] / "events" / "demo"
+CONVERSATIONS = sorted(p.name for p in EVENTS.iterdir() if p.is_dir())
+
+
+@pytest.fixture(scope="module")
+def handler() -> Any:
+    # The real Lambda entry point with the default settings (demo business, its manifest, memory sessions).
+    return importlib.import_module("mcp_lambda.handler").handler
+
+
+def _check_wire(step: Step, seen: dict[str, Any]) -> None:
+    body = seen["body"]
+    if body is None:
+        return
+    if seen["statusCode"] in (403, 406, 413, 415):
+        check_error_shape(body)
+    elif step.era == "modern":
+        for message in body if isinstance(body, list) else [body]:
+            check_modern(message, step.method)
+    else:
+        check_legacy(body, step.method)
+
+
+def test_the_three_conversations_are_saved() -> None:
+    assert {"doubao_2024_11_05", "modern_2026_07_28", "bad_inputs"} <= set(CONVERSATIONS)
+
+
+@pytest.mark.parametrize("conversation", CONVERSATIONS)
+def test_conversation_replays_as_recorded(handler: Any, conversation: str) -> None:
+    steps = load_conversation(EVENTS / conversation)
+    assert steps, f"no events in {conversation}"
+    bindings: dict[str, str] = {}
+    for step in steps:
+        response = handler(substitute(step.event, bindings), LocalContext())
+        seen = check_step(step, response, bindings)
+        _check_wire(step, seen)
+
+
+@pytest.mark.parametrize("conversation", CONVERSATIONS)
+def test_events_are_api_gateway_http_api_payload_2_0(conversation: str) -> None:
+    for step in load_conversation(EVENTS / conversation):
+        event = step.event
+        assert event["version"] == "2.0"
+        assert event["rawPath"] == "/mcp"
+        assert event["requestContext"]["http"]["method"] in ("POST", "GET", "DELETE")
+        assert all(name == name.lower() for name in event["headers"])
+        assert set(step.expected) == {"statusCode", "headers", "body"}
+
+
+def test_modern_conversation_never_sees_a_session_id() -> None:
+    for step in load_conversation(EVENTS / "modern_2026_07_28"):
+        assert step.expected["headers"]["mcp-session-id"] is None

@@ -1,0 +1,216 @@
+"""Drive an MCP Lambda handler in-process with API Gateway HTTP API (payload 2.0) events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mangum import Mangum
+
+from mcp_lambda.app import create_app
+from mcp_lambda.local.events import LocalContext, http_event, response_body
+from mcp_lambda.sessions import MemorySessionStore, SessionStore
+from mcp_lambda.settings import Settings
+from mcp_lambda.tools import Business
+
+LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+POST_HEADERS = {
+    "host": "localhost",
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+}
+MODERN_VERSION = "2026-07-28"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+
+
+def build_handler(
+    business: Business, settings: Settings | None = None, sessions: SessionStore | None = None
+) -> LambdaHandler:
+    """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business."""
+    app = create_app(settings or Settings(business=business.name), business, sessions or MemorySessionStore())
+    asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
+
+    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        response: dict[str, Any] = asgi(event, context)
+        if not response.get("body"):
+            (response.get("headers") or {}).pop("content-type", None)
+        return response
+
+    return handler
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    raw: bytes
+
+    @property
+    def body(self) -> Any:
+        """The parsed JSON body, or None when the body is empty."""
+        return json.loads(self.raw) if self.raw else None
+
+    @property
+    def sse_messages(self) -> list[dict[str, Any]]:
+        """The JSON-RPC messages of a text/event-stream body, in order."""
+        messages = []
+        for block in self.raw.decode("utf-8").split("\n\n"):
+            data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
+            if data:
+                messages.append(json.loads("\n".join(data)))
+        return messages
+
+    @property
+    def error(self) -> dict[str, Any]:
+        body = self.body
+        assert isinstance(body, dict) and "error" in body, f"expected a JSON-RPC error, got {self.raw!r}"
+        return body["error"]  # type: ignore[no-any-return]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        body = self.body
+        assert isinstance(body, dict) and "result" in body, f"expected a JSON-RPC result, got {self.raw!r}"
+        return body["result"]  # type: ignore[no-any-return]
+
+
+class LambdaClient:
+    """Sends HTTP requests to the handler as API Gateway would, one event per request."""
+
+    def __init__(self, handler: LambdaHandler, path: str = "/mcp") -> None:
+        self.handler = handler
+        self.path = path
+
+    def send(
+        self,
+        method: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: str | bytes | None = None,
+        replace_headers: bool = False,
+        authorizer: dict[str, Any] | None = None,
+    ) -> Reply:
+        if replace_headers:
+            merged = dict(headers or {})
+        else:
+            base = POST_HEADERS if method == "POST" else {"host": "localhost"}
+            merged = {**base, **(headers or {})}
+        merged = {k: v for k, v in merged.items() if v is not None}
+        payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        response = self.handler(
+            http_event(method, self.path, merged, payload, authorizer=authorizer), LocalContext()
+        )
+        lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+        return Reply(int(response["statusCode"]), lowered, response_body(response))
+
+    def post(self, body: Any = None, headers: dict[str, str] | None = None, **kwargs: Any) -> Reply:
+        return self.send("POST", body, headers, **kwargs)
+
+
+def meta(version: str = MODERN_VERSION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        META_VERSION: version,
+        META_CAPABILITIES: capabilities if capabilities is not None else {},
+        META_CLIENT_INFO: {"name": "pytest", "version": "1.0"},
+    }
+
+
+def modern_request(
+    method: str,
+    params: dict[str, Any] | None = None,
+    request_id: int | str = 1,
+    version: str = MODERN_VERSION,
+) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": method,
+        "params": {**(params or {}), "_meta": meta(version)},
+    }
+
+
+def modern_headers(method: str, name: str | None = None, version: str = MODERN_VERSION) -> dict[str, str]:
+    headers = {"mcp-protocol-version": version, "mcp-method": method}
+    if name is not None:
+        headers["mcp-name"] = name
+    return headers
+
+
+class ModernClient:
+    """A 2026-07-28 client: every request carries `_meta` and the routing headers."""
+
+    def __init__(self, client: LambdaClient) -> None:
+        self.client = client
+        self.next_id = 1
+
+    def request(self, method: str, params: dict[str, Any] | None = None, **headers: str) -> Reply:
+        self.next_id += 1
+        name = (params or {}).get("uri" if method == "resources/read" else "name")
+        named = method in ("tools/call", "prompts/get", "resources/read")
+        base = modern_headers(method, name if named else None)
+        extra = {k.replace("_", "-"): v for k, v in headers.items()}
+        return self.client.post(modern_request(method, params, self.next_id), {**base, **extra})
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Reply:
+        return self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+
+class LegacyClient:
+    """A handshake-era client: initialize, then requests on the Mcp-Session-Id it was given."""
+
+    def __init__(self, client: LambdaClient, version: str = "2025-11-25") -> None:
+        self.client = client
+        self.version = version
+        self.session_id: str | None = None
+        self.next_id = 1
+        self.initialize_reply: Reply | None = None
+
+    def initialize(self) -> Reply:
+        reply = self.client.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": self.version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "pytest", "version": "1.0"},
+                },
+            }
+        )
+        assert reply.status == 200, reply.raw
+        self.session_id = reply.headers["mcp-session-id"]
+        self.initialize_reply = reply
+        self.notify("notifications/initialized")
+        return reply
+
+    def headers(self, **extra: str | None) -> dict[str, str]:
+        headers: dict[str, str | None] = {"mcp-session-id": self.session_id}
+        if self.version >= "2025-06-18":
+            headers["mcp-protocol-version"] = self.version
+        headers.update({k.replace("_", "-"): v for k, v in extra.items()})
+        return {k: v for k, v in headers.items() if v is not None}
+
+    def request(self, method: str, params: dict[str, Any] | None = None, **headers: str | None) -> Reply:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        return self.client.post(message, self.headers(**headers))
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> Reply:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        return self.client.post(message, self.headers())
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Reply:
+        return self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+    def delete(self) -> Reply:
+        return self.client.send("DELETE", headers=self.headers())

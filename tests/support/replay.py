@@ -1,0 +1,179 @@
+"""Saved-event replay: load events/<biz>/<conversation>/NN_name.json + NN_name.expected.json, substitute and
+capture `{{placeholders}}`, and compare a handler response with what was recorded.
+
+Placeholders: `{{name}}` inside any expected string matches any non-empty text the first time it is seen and
+binds it; later occurrences (in expected values or in event headers) must equal the bound value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp_lambda.local.events import response_body
+
+PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+# Response headers worth pinning; a null expected value means "must be absent".
+HEADERS_THAT_MATTER = ("content-type", "mcp-session-id", "allow", "retry-after")
+LEGACY_HEADER_VALUES = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+@dataclass
+class Step:
+    name: str
+    event: dict[str, Any]
+    expected: dict[str, Any]
+
+    @property
+    def request(self) -> Any:
+        body = self.event.get("body")
+        try:
+            return json.loads(body) if body else None
+        except ValueError:
+            return None
+
+    @property
+    def era(self) -> str:
+        version = (self.event.get("headers") or {}).get("mcp-protocol-version")
+        return "legacy" if version is None or version.strip() in LEGACY_HEADER_VALUES else "modern"
+
+    @property
+    def method(self) -> str | None:
+        request = self.request
+        return request.get("method") if isinstance(request, dict) else None
+
+
+def load_conversation(folder: Path) -> list[Step]:
+    steps = []
+    for event_path in sorted(folder.glob("*.json")):
+        if event_path.name.endswith(".expected.json"):
+            continue
+        expected_path = event_path.with_name(event_path.stem + ".expected.json")
+        steps.append(
+            Step(
+                event_path.stem,
+                json.loads(event_path.read_text("utf-8")),
+                json.loads(expected_path.read_text("utf-8")),
+            )
+        )
+    return steps
+
+
+def substitute(value: Any, bindings: dict[str, str]) -> Any:
+    """Replace bound `{{name}}` placeholders in every string of an event; an unbound one is an error."""
+    if isinstance(value, dict):
+        return {k: substitute(v, bindings) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, bindings) for v in value]
+    if isinstance(value, str):
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in bindings:
+                raise AssertionError(f"placeholder {{{{{name}}}}} is used before a response bound it")
+            return bindings[name]
+
+        return PLACEHOLDER.sub(replace, value)
+    return value
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+def match(expected: Any, actual: Any, bindings: dict[str, str], path: str = "$") -> None:
+    """Compare recursively; strings in `expected` may hold placeholders, which bind on first sight."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            raise Mismatch(f"{path}: expected an object, got {actual!r}")
+        if set(expected) != set(actual):
+            raise Mismatch(f"{path}: keys differ: expected {sorted(expected)}, got {sorted(actual)}")
+        for key in expected:
+            match(expected[key], actual[key], bindings, f"{path}.{key}")
+    elif isinstance(expected, list):
+        if not isinstance(actual, list) or len(expected) != len(actual):
+            raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+        for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            match(e, a, bindings, f"{path}[{index}]")
+    elif isinstance(expected, str) and PLACEHOLDER.search(expected):
+        if not isinstance(actual, str):
+            raise Mismatch(f"{path}: expected a string like {expected!r}, got {actual!r}")
+        _match_template(expected, actual, bindings, path)
+    elif type(expected) is not type(actual) or expected != actual:
+        raise Mismatch(f"{path}: expected {expected!r}, got {actual!r}")
+
+
+def _match_template(template: str, actual: str, bindings: dict[str, str], path: str) -> None:
+    pattern, new = "", []
+    position = 0
+    for found in PLACEHOLDER.finditer(template):
+        pattern += re.escape(template[position : found.start()])
+        name = found.group(1)
+        if name in bindings:
+            pattern += re.escape(bindings[name])
+        elif name in new:
+            pattern += f"(?P={name})"
+        else:
+            pattern += f"(?P<{name}>.+?)"
+            new.append(name)
+        position = found.end()
+    pattern += re.escape(template[position:])
+    result = re.fullmatch(pattern, actual, re.DOTALL)
+    if result is None:
+        raise Mismatch(f"{path}: {actual!r} does not match {template!r} (bound: {bindings})")
+    for name in new:
+        bindings[name] = result.group(name)
+
+
+def parse_body(response: dict[str, Any]) -> Any:
+    """The response body as JSON (a list of messages for an SSE stream), or None when empty."""
+    raw = response_body(response)
+    if not raw:
+        return None
+    content_type = _headers(response).get("content-type", "")
+    if content_type.startswith("text/event-stream"):
+        messages = []
+        for block in raw.decode("utf-8").split("\n\n"):
+            data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
+            if data:
+                messages.append(json.loads("\n".join(data)))
+        return messages
+    return json.loads(raw)
+
+
+def _headers(response: dict[str, Any]) -> dict[str, str]:
+    return {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+
+
+def observed(response: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a handler response the replay compares: status, the headers that matter, the body."""
+    headers = _headers(response)
+    return {
+        "statusCode": int(response["statusCode"]),
+        "headers": {name: headers.get(name) for name in HEADERS_THAT_MATTER},
+        "body": parse_body(response),
+    }
+
+
+def check_step(step: Step, response: dict[str, Any], bindings: dict[str, str]) -> dict[str, Any]:
+    """Compare one response with its recording; returns what was observed (for the wire oracle)."""
+    seen = observed(response)
+    expected = step.expected
+    if seen["statusCode"] != expected["statusCode"]:
+        raise Mismatch(
+            f"{step.name}: status {seen['statusCode']} != {expected['statusCode']}: {seen['body']}"
+        )
+    for name, value in expected["headers"].items():
+        actual = seen["headers"].get(name)
+        if value is None:
+            if actual is not None:
+                raise Mismatch(f"{step.name}: header {name} must be absent, got {actual!r}")
+        elif actual is None:
+            raise Mismatch(f"{step.name}: header {name} is missing (expected {value!r})")
+        else:
+            match(value, actual, bindings, f"{step.name}: header {name}")
+    match(expected["body"], seen["body"], bindings, f"{step.name}: body")
+    return seen

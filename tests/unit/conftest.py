@@ -1,0 +1,33 @@
+"""In-process fixtures: the app built with create_app around a test business and a memory store,
+wrapped in Mangum like mcp_lambda/handler.py, driven with API Gateway payload-2.0 events."""
+
+from __future__ import annotations
+
+import pytest
+from tests.support.business import TEST_BUSINESS
+from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+
+from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.settings import Settings
+
+
+@pytest.fixture
+def store() -> MemorySessionStore:
+    return MemorySessionStore()
+
+
+@pytest.fixture
+def client(store: MemorySessionStore) -> LambdaClient:
+    return LambdaClient(build_handler(TEST_BUSINESS, Settings(business=TEST_BUSINESS.name), store))
+
+
+@pytest.fixture
+def modern(client: LambdaClient) -> ModernClient:
+    return ModernClient(client)
+
+
+@pytest.fixture
+def legacy(client: LambdaClient) -> LegacyClient:
+    session = LegacyClient(client, "2025-11-25")
+    session.initialize()
+    return session

@@ -1,0 +1,136 @@
+"""The demo business as the seed's four cases, seen through the simulator (the real handler, in-process)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scripts.simulate import evaluate, main
+
+REPORT_KEYS = {"tool_result", "valid", "violations", "model_view", "cards", "modifiable_lists"}
+HISTORY = {"enabled": True, "scope": "same_conversation", "refresh_to": "fixed_style"}
+
+
+def simulate(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    report, detail = evaluate("demo", tool, arguments)
+    assert set(report) == REPORT_KEYS
+    assert detail["http_status"] == 200 and detail["result_type"] == "complete"
+    return report
+
+
+def test_case_1_search_routes_gives_one_route_card_with_refresh_key_and_history_refresh() -> None:
+    report = simulate("search_routes", {"origin": "guomao", "destination": "capital_airport_t3",
+                                        "travel_mode": "transit", "departure_date": "2026-08-01"})  # fmt: skip
+    assert report["valid"] is True and report["violations"] == []
+    [route] = report["tool_result"]["structuredContent"]["entities"]
+    route_id = "route_guomao_capital_airport_t3_transit_2026-08-01"
+    assert route["route_id"] == route_id and route["entity_type"] == "route"
+    assert route["map_image_url"].endswith(".png")  # card-only field passes through untouched
+    assert report["tool_result"]["content"][0]["text"].startswith("Found 1 route")
+    [seen] = report["model_view"]["entities"]
+    assert set(seen) == {"route_id", "title", "travel_mode", "duration_minutes", "distance_km", "price_yuan",
+                         "summary", "departure_date", "steps"}  # fmt: skip
+    assert seen["steps"][1] == {
+        "instruction": "Subway from Guomao to Terminal 3",
+        "minutes": seen["steps"][1]["minutes"],
+    }
+    assert report["cards"] == [{"entity_index": 0, "entity_type": "route", "entity_id": route_id,
+                                "widget_id": "route_result_card", "refresh_key": route_id,
+                                "history_card_refresh": HISTORY}]  # fmt: skip
+    assert report["modifiable_lists"] == []
+
+
+def test_case_2_routes_for_reference_are_for_the_model_only() -> None:
+    report = simulate(
+        "search_routes_for_reference", {"origin": "zhongguancun", "destination": "beijing_south_station"}
+    )
+    assert report["valid"] is True
+    modes = [entity["travel_mode"] for entity in report["model_view"]["entities"]]
+    assert modes == ["taxi", "transit", "driving"]
+    assert all("deeplink" not in entity for entity in report["model_view"]["entities"])
+    assert report["cards"] == [] and report["modifiable_lists"] == []
+    assert "fastest is" in report["model_view"]["text"]
+
+
+def test_case_3_search_products_gives_a_list_card_whose_items_the_model_may_narrow() -> None:
+    report = simulate("search_products", {"keyword": "thermos cup", "sort": "price_asc"})
+    assert report["valid"] is True
+    [product_list] = report["tool_result"]["structuredContent"]["entities"]
+    assert [p["product_id"] for p in product_list["products"]] == ["p-1001", "p-1002"]
+    [card] = report["cards"]
+    assert card == {"entity_index": 0, "entity_type": "product_list", "entity_id": product_list["list_id"],
+                    "widget_id": "product_list_widget", "refresh_key": None, "history_card_refresh": None}  # fmt: skip
+    [listed] = report["modifiable_lists"]
+    assert listed["field"] == "products" and listed["entity_id"] == product_list["list_id"]
+    assert listed["items"][0] == {"index": 0, "item": {"product_id": "p-1001", "name": "Light thermos cup 350 ml",
+                                  "selling_point": "Fits a commuter bag", "price_yuan": 99, "rating": 4.7,
+                                  "in_stock": True}}  # fmt: skip
+    [seen] = report["model_view"]["entities"]
+    assert "entity_type" not in seen and "detail_url" not in seen["products"][0]
+
+
+def test_case_4_subscribe_product_is_an_execution_result_without_cards() -> None:
+    report = simulate("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
+    structured = report["tool_result"]["structuredContent"]
+    assert (
+        report["valid"] is True and structured["success"] is True and "isError" not in report["tool_result"]
+    )
+    assert structured["subscription_id"] == simulate("subscribe_product", {"product_id": "p-1004", "alert": "restock"})[
+        "tool_result"]["structuredContent"]["subscription_id"]  # idempotent  # fmt: skip
+    assert report["model_view"]["result"] == structured
+    assert report["cards"] == [] and report["modifiable_lists"] == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"),
+    [
+        ("search_routes", {"origin": "guomao"}, 40001),
+        ("search_routes", {"origin": "guomao", "destination": "guomao"}, 40002),
+        ("subscribe_product", {"product_id": "p-1001", "alert": "price_drop"}, 40003),
+        (
+            "subscribe_product",
+            {"product_id": "p-1001", "alert": "price_drop", "target_price_yuan": 120},
+            40004,
+        ),
+        ("subscribe_product", {"product_id": "p-9999", "alert": "restock"}, 40401),
+        ("subscribe_product", {"product_id": "p-1001", "alert": "restock"}, 40901),
+        ("search_routes", {"origin": "guomao", "departure_date": "2026-02-30"}, 40000),
+        ("search_routes", {"origin": "the moon", "destination": "guomao"}, 40000),
+        ("search_products", {"keyword": "cup", "limit": 50}, 40000),
+        ("subscribe_product", {"product_id": "1001", "alert": "restock"}, 40000),
+    ],
+)
+def test_business_errors_and_strict_inputs_are_valid_error_results(
+    tool: str, arguments: dict[str, Any], code: int
+) -> None:
+    report = simulate(tool, arguments)
+    assert report["valid"] is True
+    assert report["tool_result"]["isError"] is True
+    assert report["tool_result"]["structuredContent"]["code"] == code
+    assert report["model_view"]["error"]["code"] == code and report["cards"] == []
+
+
+def test_json_format_prints_one_object_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert (
+        main(
+            [
+                "--business",
+                "demo",
+                "--tool",
+                "search_products",
+                "--args",
+                '{"keyword": "lamp"}',
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    assert set(json.loads(capsys.readouterr().out)) == REPORT_KEYS
+
+
+def test_an_unknown_tool_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--business", "demo", "--tool", "no_such_tool"]) == 1
+    assert "JSON-RPC error" in capsys.readouterr().out

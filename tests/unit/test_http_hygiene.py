@@ -1,0 +1,120 @@
+"""Transport-level checks that run before any JSON-RPC: Origin/Host, Accept, Content-Type, size, parsing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.support.business import TEST_BUSINESS
+from tests.support.lambda_client import LambdaClient, build_handler, modern_headers, modern_request
+from tests.support.wire import check_error_shape
+
+from mcp_lambda.settings import Settings
+
+PING = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+DISCOVER = modern_request("server/discover", request_id=7)
+DISCOVER_HEADERS = modern_headers("server/discover")
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example.com", "null", "http://localhost.evil.com"])
+def test_disallowed_origin_gets_403(client: LambdaClient, origin: str) -> None:
+    reply = client.post(DISCOVER, {**DISCOVER_HEADERS, "origin": origin})
+    assert reply.status == 403
+    check_error_shape(reply.body)
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_disallowed_origin_gets_403_on_every_method(client: LambdaClient, method: str) -> None:
+    assert client.send(method, headers={"origin": "https://evil.example.com"}).status == 403
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:6274", "http://127.0.0.1:3000", None])
+def test_local_or_absent_origin_is_allowed(client: LambdaClient, origin: str | None) -> None:
+    reply = client.post(DISCOVER, {**DISCOVER_HEADERS, "origin": origin} if origin else DISCOVER_HEADERS)
+    assert reply.status == 200
+
+
+def test_configured_origin_allow_list_is_honoured() -> None:
+    settings = Settings(business=TEST_BUSINESS.name, allowed_origins=("https://chat.example.com",))
+    client = LambdaClient(build_handler(TEST_BUSINESS, settings))
+    allowed = client.post(DISCOVER, {**DISCOVER_HEADERS, "origin": "https://chat.example.com"})
+    denied = client.post(DISCOVER, {**DISCOVER_HEADERS, "origin": "http://localhost:3000"})
+    assert (allowed.status, denied.status) == (200, 403)
+
+
+def test_host_outside_the_allow_list_gets_403() -> None:
+    settings = Settings(business=TEST_BUSINESS.name, allowed_hosts=("localhost:*", "127.0.0.1:*"))
+    client = LambdaClient(build_handler(TEST_BUSINESS, settings))
+    assert client.post(DISCOVER, {**DISCOVER_HEADERS, "host": "evil.example.com"}).status == 403
+    assert client.post(DISCOVER, {**DISCOVER_HEADERS, "host": "localhost:3000"}).status == 200
+
+
+@pytest.mark.parametrize("accept", ["text/event-stream", "text/html", "application/xml"])
+def test_accept_without_json_gets_406(client: LambdaClient, accept: str) -> None:
+    reply = client.post(DISCOVER, {**DISCOVER_HEADERS, "accept": accept})
+    assert reply.status == 406
+    check_error_shape(reply.body)
+
+
+@pytest.mark.parametrize(
+    "accept", ["application/json", "*/*", "application/*", "text/event-stream, application/json;q=0.9"]
+)
+def test_accept_allowing_json_is_served(client: LambdaClient, accept: str) -> None:
+    assert client.post(DISCOVER, {**DISCOVER_HEADERS, "accept": accept}).status == 200
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_content_type_not_json_gets_415(client: LambdaClient, content_type: str | None) -> None:
+    reply = client.post(DISCOVER, {**DISCOVER_HEADERS, "content-type": content_type})
+    assert reply.status == 415
+    check_error_shape(reply.body)
+
+
+def test_json_content_type_with_charset_is_served(client: LambdaClient) -> None:
+    headers = {**DISCOVER_HEADERS, "content-type": "application/json; charset=utf-8"}
+    assert client.post(DISCOVER, headers).status == 200
+
+
+def test_body_over_the_default_1_mib_limit_gets_413(client: LambdaClient) -> None:
+    padding = "x" * (1024 * 1024)
+    reply = client.post(modern_request("server/discover", {"padding": padding}), DISCOVER_HEADERS)
+    assert reply.status == 413
+    check_error_shape(reply.body)
+
+
+def test_body_over_a_configured_limit_gets_413_and_one_under_it_is_served() -> None:
+    client = LambdaClient(
+        build_handler(TEST_BUSINESS, Settings(business=TEST_BUSINESS.name, max_body_bytes=2048))
+    )
+    big = modern_request("server/discover", {"padding": "x" * 2100})
+    small = modern_request("server/discover", {"padding": "x" * 1000})
+    assert client.post(big, DISCOVER_HEADERS).status == 413
+    assert client.post(small, DISCOVER_HEADERS).status == 200
+
+
+def test_declared_content_length_over_the_limit_gets_413(client: LambdaClient) -> None:
+    headers = {**DISCOVER_HEADERS, "content-length": str(2 * 1024 * 1024)}
+    assert client.post(DISCOVER, headers).status == 413
+
+
+@pytest.mark.parametrize("raw", ["{not json", '{"jsonrpc": "2.0", "id": 1,', "", b"\xff\xfe\x00", "[1,"])
+@pytest.mark.parametrize("era_headers", [{}, DISCOVER_HEADERS], ids=["legacy", "modern"])
+def test_invalid_json_gets_parse_error_with_null_id(
+    client: LambdaClient, raw: str | bytes, era_headers: dict[str, str]
+) -> None:
+    reply = client.post(headers=era_headers, raw=raw)
+    assert reply.status == 400
+    assert reply.body["id"] is None
+    assert reply.error["code"] == -32700
+    check_error_shape(reply.body)
+
+
+def test_error_bodies_are_json_with_json_content_type(client: LambdaClient) -> None:
+    reply = client.post(headers=DISCOVER_HEADERS, raw="{")
+    assert reply.headers["content-type"].startswith("application/json")
+    assert json.loads(reply.raw)["jsonrpc"] == "2.0"
+
+
+def test_other_paths_are_not_the_endpoint() -> None:
+    client = LambdaClient(build_handler(TEST_BUSINESS), path="/other")
+    assert client.post(DISCOVER, DISCOVER_HEADERS).status == 404

@@ -1,0 +1,141 @@
+"""tools/call in both eras: unknown tools, argument validation, and a tool that raises."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.support.business import SECRET_FAILURE_TEXT
+from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply
+from tests.support.wire import check_legacy, check_modern
+
+
+class Caller:
+    """One tools/call interface over either era, with the matching wire oracle."""
+
+    def __init__(self, era: str, client: LambdaClient) -> None:
+        self.era = era
+        if era == "modern":
+            self.session: Any = ModernClient(client)
+        else:
+            self.session = LegacyClient(client)
+            self.session.initialize()
+
+    def call(self, name: str, arguments: Any = None) -> Reply:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        reply = self.session.request("tools/call", params)
+        (check_modern if self.era == "modern" else check_legacy)(reply.body, "tools/call")
+        return reply
+
+    @property
+    def error_status(self) -> int:
+        return 400 if self.era == "modern" else 200
+
+
+@pytest.fixture(params=["legacy", "modern"])
+def caller(request: pytest.FixtureRequest, client: LambdaClient) -> Caller:
+    return Caller(request.param, client)
+
+
+class RecordingHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def tool_log() -> Iterator[RecordingHandler]:
+    # The Powertools Logger of a business writes through the stdlib logger named after the service.
+    handler = RecordingHandler()
+    logger = logging.getLogger("testbiz")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
+def test_successful_call_returns_structured_content_and_text(caller: Caller) -> None:
+    result = caller.call("add", {"a": 2, "b": 3}).result
+    assert result["structuredContent"] == {"sum": 5}
+    assert result["content"][0]["type"] == "text"
+    assert "isError" not in result
+
+
+def test_unknown_tool_gets_32602(caller: Caller) -> None:
+    reply = caller.call("no_such_tool", {})
+    assert reply.status == caller.error_status
+    assert reply.error["code"] == -32602
+    assert "no_such_tool" in reply.error["message"]
+
+
+@pytest.mark.parametrize("params", [{}, {"name": ""}, {"name": 5}, {"name": "add", "arguments": [1, 2]}])
+def test_malformed_call_params_get_32602(client: LambdaClient, params: dict[str, Any]) -> None:
+    session = LegacyClient(client)
+    session.initialize()
+    reply = session.request("tools/call", params)
+    assert reply.error["code"] == -32602
+
+
+def test_bad_arguments_give_an_error_result_naming_each_bad_field(caller: Caller) -> None:
+    reply = caller.call("add", {"a": "zzz-not-a-number", "b": 500, "extra": True})
+    assert reply.status == 200
+    result = reply.result
+    assert result["isError"] is True
+    message = result["content"][0]["text"]
+    for field in ("a", "b", "extra"):
+        assert re.search(rf"\b{field}\b", message), f"{field} is not named in {message!r}"
+    assert "zzz-not-a-number" not in message
+    assert result["structuredContent"]["code"] == 40000
+
+
+def test_missing_required_argument_is_named(caller: Caller) -> None:
+    message = caller.call("add", {"a": 1}).result["content"][0]["text"]
+    assert re.search(r"\bb\b", message)
+
+
+def test_missing_arguments_object_is_treated_as_empty(caller: Caller) -> None:
+    result = caller.call("echo").result
+    assert result["isError"] is True
+    assert "message" in result["content"][0]["text"]
+
+
+def test_tool_exception_gives_a_generic_error_result_with_an_error_id(
+    caller: Caller, tool_log: RecordingHandler
+) -> None:
+    reply = caller.call("explode", {})
+    assert reply.status == 200
+    result = reply.result
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    match = re.search(r"error id ([0-9a-f]{8,})", text)
+    assert match, text
+    assert SECRET_FAILURE_TEXT not in reply.raw.decode()
+    assert "Traceback" not in reply.raw.decode() and "RuntimeError" not in reply.raw.decode()
+    failed = [r for r in tool_log.records if getattr(r, "error_id", None) == match.group(1)]
+    assert len(failed) == 1, "the error id must appear in exactly one log record"
+    assert failed[0].exc_info is not None, "the stack goes to the log"
+
+
+def test_tool_exception_does_not_break_the_next_call(caller: Caller) -> None:
+    caller.call("explode", {})
+    assert caller.call("add", {"a": 1, "b": 1}).result["structuredContent"] == {"sum": 2}
+
+
+def test_argument_values_are_not_logged_unless_declared_safe(
+    caller: Caller, tool_log: RecordingHandler
+) -> None:
+    caller.call("add", {"a": 41, "b": 1})
+    caller.call("echo", {"message": "visible"})
+    started = [r for r in tool_log.records if getattr(r, "event", None) == "mcp_tool_call_started"]
+    summaries = {r.tool_name: r.arguments for r in started}  # type: ignore[attr-defined]
+    assert summaries["add"] == {"a": "int", "b": "int"}
+    assert summaries["echo"] == {"message": "visible"}
