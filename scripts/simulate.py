@@ -16,7 +16,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_lambda.manifest import BoundManifest, bind_manifest, card_candidates, model_view, modifiable_lists
+from mcp_lambda.manifest import bind_manifest, card_candidates, model_view, modifiable_lists
+from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.tools import ToolResult, load_business
 
 MODERN = "2026-07-28"
@@ -24,20 +25,23 @@ MODERN = "2026-07-28"
 
 @contextlib.contextmanager
 def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
-    """Record what the server's manifest check saw: the tool's own result (before any rewrite) and its verdict."""
-    seen: list[tuple[str, ToolResult, list[str]]] = []
-    original = BoundManifest.check
+    """Record what the server's manifest check saw: the tool's own result (before any rewrite) and its verdict.
 
-    def spy(self: BoundManifest, tool_name: str, result: ToolResult) -> list[str]:
-        violations = original(self, tool_name, result)
-        seen.append((tool_name, result, violations))
+    Patches the compiled check's class, which is looked up on every call, so it works however the app holds it.
+    """
+    seen: list[tuple[str, ToolResult, list[str]]] = []
+    original = ToolCheck.__call__
+
+    def spy(self: ToolCheck, result: ToolResult) -> list[str]:
+        violations = original(self, result)
+        seen.append((self.tool, result, violations))
         return violations
 
-    BoundManifest.check = spy  # type: ignore[method-assign]
+    ToolCheck.__call__ = spy  # type: ignore[method-assign]
     try:
         yield seen
     finally:
-        BoundManifest.check = original  # type: ignore[method-assign]
+        ToolCheck.__call__ = original  # type: ignore[method-assign]
 
 
 def call_through_handler(tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:

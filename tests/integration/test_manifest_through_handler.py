@@ -84,7 +84,9 @@ class Lines(logging.Handler):
 @pytest.fixture(scope="module")
 def client() -> ModernClient:
     business = Business(name="manifest_probe", tools=[return_route, return_action])
-    handler = build_handler(business, Settings(business="manifest_probe", manifest_dir=str(MANIFESTS)))
+    handler = build_handler(
+        business, Settings.from_env({"BUSINESS": "manifest_probe", "MANIFEST_DIR": str(MANIFESTS)})
+    )
     return ModernClient(LambdaClient(handler))
 
 

@@ -134,3 +134,38 @@ def test_json_format_prints_one_object_and_exits_0(capsys: pytest.CaptureFixture
 def test_an_unknown_tool_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--business", "demo", "--tool", "no_such_tool"]) == 1
     assert "JSON-RPC error" in capsys.readouterr().out
+
+
+def test_a_result_that_breaks_the_manifest_is_reported_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import dataclasses
+    import json
+
+    from businesses.demo import products
+
+    broken = dataclasses.replace(products.CATALOGUE[0], price_yuan=99.5)  # type: ignore[arg-type]
+    monkeypatch.setattr(products, "CATALOGUE", (broken, *products.CATALOGUE[1:]))
+    assert (
+        main(
+            [
+                "--business",
+                "demo",
+                "--tool",
+                "search_products",
+                "--args",
+                '{"keyword": "thermos"}',
+                "--format",
+                "json",
+            ]
+        )
+        == 1
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["valid"] is False
+    assert report["violations"] == [
+        "search_products: entities[0].products[0].price_yuan: expected int, got float"
+    ]
+    assert report["tool_result"]["isError"] is True
+    assert report["tool_result"]["structuredContent"]["code"] == 50010
+    assert report["cards"] == [] and report["modifiable_lists"] == []

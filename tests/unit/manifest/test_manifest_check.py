@@ -33,7 +33,7 @@ def route(**overrides: Any) -> dict[str, Any]:
     return {**base, **overrides}
 
 
-def product_list(*products: dict[str, Any]) -> dict[str, Any]:
+def product_list(*products: Any) -> dict[str, Any]:
     return {
         "entity_id": "pl_1",
         "entity_type": "product_list",
