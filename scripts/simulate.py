@@ -24,6 +24,22 @@ MODERN = "2026-07-28"
 
 
 @contextlib.contextmanager
+def environment(business_name: str) -> Iterator[None]:
+    """BUSINESS for the handler's cold start and quieter logs, restored afterwards (tests share the process)."""
+    saved = {name: os.environ.get(name) for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL")}
+    os.environ["BUSINESS"] = business_name
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
 def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
     """Record what the server's manifest check saw: the tool's own result (before any rewrite) and its verdict.
 
@@ -90,16 +106,14 @@ def evaluate(
     business_name: str, tool: str, arguments: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The report (the JSON keys of FORMAT=json) and extra detail for people (status, the tool's own result)."""
-    os.environ["BUSINESS"] = business_name
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     from mcp_lambda.app import manifest_path
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)
-    path = manifest_path(get_settings(), business)
-    bound = bind_manifest(business, path)
     # Server log lines go to stderr so that stdout stays one JSON document.
-    with contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
+    with environment(business_name), contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
+        path = manifest_path(get_settings(), business)
+        bound = bind_manifest(business, path)
         status, reply = call_through_handler(tool, arguments)
     detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
     result = reply.get("result") or {}

@@ -75,7 +75,9 @@ class PlatformApiClient:
         self.timeout_seconds = timeout_seconds
         self.max_attempts = max(1, max_attempts)
         self.backoff_seconds = backoff_seconds
-        self._open: Opener = opener or (lambda request, timeout: urllib.request.urlopen(request, timeout=timeout))
+        self._open: Opener = opener or (
+            lambda request, timeout: urllib.request.urlopen(request, timeout=timeout)
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings, logger: ToolLogger) -> PlatformApiClient | None:

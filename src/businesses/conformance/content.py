@@ -29,11 +29,16 @@ def test_audio_content() -> ToolResult:
 
 @tool(description="Returns an embedded text resource.")
 def test_embedded_resource() -> ToolResult:
-    return content_result({
-        "type": "resource",
-        "resource": {"uri": "test://embedded-resource", "mimeType": "text/plain",
-                     "text": "This is an embedded resource content."},
-    })
+    return content_result(
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            },
+        }
+    )
 
 
 @tool(description="Returns text, an image and an embedded JSON resource.")
@@ -41,8 +46,14 @@ def test_multiple_content_types() -> ToolResult:
     return content_result(
         text("Multiple content types test:"),
         {"type": "image", "data": PNG_BASE64, "mimeType": "image/png"},
-        {"type": "resource", "resource": {"uri": "test://mixed-content-resource", "mimeType": "application/json",
-                                          "text": json.dumps({"test": "data", "value": 123})}},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://mixed-content-resource",
+                "mimeType": "application/json",
+                "text": json.dumps({"test": "data", "value": 123}),
+            },
+        },
     )
 
 

@@ -92,8 +92,9 @@ def test_input_required_result_multi_round(ctx: ToolContext) -> ToolResult | Inp
 @tool(description="Asks for confirmation with an integrity-protected requestState.")
 def test_input_required_result_tampered_state(ctx: ToolContext) -> ToolResult | InputRequired:
     if ctx.request_state is None or _answer(ctx, "confirm") is None:
-        return input_required(confirm=elicit("Please confirm", {"ok": {"type": "boolean"}}, ["ok"]),
-                              state={"nonce": "round-1"})
+        return input_required(
+            confirm=elicit("Please confirm", {"ok": {"type": "boolean"}}, ["ok"]), state={"nonce": "round-1"}
+        )
     return content_result(text("state-ok"))
 
 
@@ -108,7 +109,7 @@ def test_input_required_result_capabilities(ctx: ToolContext) -> ToolResult | In
         asks["user_name"] = elicit("What is your name?", NAME_FORM, ["name"])
     if not asks:
         return content_result(text("No input capability declared; nothing to ask"))
-    return input_required(**asks)
+    return InputRequired(requests=asks)
 
 
 @tool(description="Needs sampling: without the sampling capability the request fails with -32021.")
@@ -145,13 +146,22 @@ def test_elicitation(message: str, ctx: ToolContext) -> ToolResult | InputRequir
 def test_elicitation_sep1034_defaults(ctx: ToolContext) -> ToolResult | InputRequired:
     answer = _answer(ctx, "defaults")
     if answer is None:
-        return input_required(defaults=elicit("Please review and update the form fields with defaults", {
-            "name": {"type": "string", "default": "John Doe"},
-            "age": {"type": "integer", "default": 30},
-            "score": {"type": "number", "default": 95.5},
-            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
-            "verified": {"type": "boolean", "default": True},
-        }))
+        return input_required(
+            defaults=elicit(
+                "Please review and update the form fields with defaults",
+                {
+                    "name": {"type": "string", "default": "John Doe"},
+                    "age": {"type": "integer", "default": 30},
+                    "score": {"type": "number", "default": 95.5},
+                    "status": {
+                        "type": "string",
+                        "enum": ["active", "inactive", "pending"],
+                        "default": "active",
+                    },
+                    "verified": {"type": "boolean", "default": True},
+                },
+            )
+        )
     return content_result(text(f"Elicitation completed: action={answer.get('action')}"))
 
 
@@ -159,12 +169,25 @@ def test_elicitation_sep1034_defaults(ctx: ToolContext) -> ToolResult | InputReq
 def test_elicitation_sep1330_enums(ctx: ToolContext) -> ToolResult | InputRequired:
     answer = _answer(ctx, "enums")
     if answer is None:
-        return input_required(enums=elicit("Please select options from the enum fields", {
-            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-            "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"},
-                                                         {"const": "value2", "title": "Second Option"}]},
-            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2"]}},
-        }))
+        return input_required(
+            enums=elicit(
+                "Please select options from the enum fields",
+                {
+                    "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                    "titledSingle": {
+                        "type": "string",
+                        "oneOf": [
+                            {"const": "value1", "title": "First Option"},
+                            {"const": "value2", "title": "Second Option"},
+                        ],
+                    },
+                    "untitledMulti": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["option1", "option2"]},
+                    },
+                },
+            )
+        )
     return content_result(text(f"Elicitation completed: action={answer.get('action')}"))
 
 

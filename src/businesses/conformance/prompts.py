@@ -28,27 +28,40 @@ def test_prompt_with_arguments(
 
 @prompt(description="A prompt that embeds a resource.")
 def test_prompt_with_embedded_resource(
-    resourceUri: Annotated[str, Field(description="URI of the resource to embed")],  # noqa: N803 - wire name
+    resourceUri: Annotated[str, Field(description="URI of the resource to embed")],
 ) -> list[dict[str, Any]]:
     return [
-        user({"type": "resource", "resource": {"uri": resourceUri, "mimeType": "text/plain",
-                                               "text": "Embedded resource content for testing."}}),
+        user(
+            {
+                "type": "resource",
+                "resource": {
+                    "uri": resourceUri,
+                    "mimeType": "text/plain",
+                    "text": "Embedded resource content for testing.",
+                },
+            }
+        ),
         user("Please process the embedded resource above."),
     ]
 
 
 @prompt(description="A prompt with an image.")
 def test_prompt_with_image() -> list[dict[str, Any]]:
-    return [user({"type": "image", "data": PNG_BASE64, "mimeType": "image/png"}),
-            user("Please analyze the image above.")]
+    return [
+        user({"type": "image", "data": PNG_BASE64, "mimeType": "image/png"}),
+        user("Please analyze the image above."),
+    ]
 
 
 @prompt(description="A prompt that first asks the user for context (input_required).")
 def test_input_required_result_prompt(ctx: ToolContext) -> list[dict[str, Any]] | InputRequired:
     answer = ctx.input_responses.get("user_context")
     if not isinstance(answer, dict):
-        return input_required(user_context=elicit("What context should the prompt use?",
-                                                  {"context": {"type": "string"}}, ["context"]))
+        return input_required(
+            user_context=elicit(
+                "What context should the prompt use?", {"context": {"type": "string"}}, ["context"]
+            )
+        )
     context = (answer.get("content") or {}).get("context", "")
     return [user(f"Use this context: {context}")]
 

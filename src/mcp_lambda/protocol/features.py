@@ -33,7 +33,9 @@ class FeatureMethods:
         caps: dict[str, Any] = {}
         if self.has_resources():
             # Subscriptions are accepted in the legacy era, but a Lambda never pushes updates (no open stream).
-            caps["resources"] = {"listChanged": False} if era == "modern" else {"subscribe": True, "listChanged": False}
+            caps["resources"] = (
+                {"listChanged": False} if era == "modern" else {"subscribe": True, "listChanged": False}
+            )
         if self.business.prompts:
             caps["prompts"] = {"listChanged": False}
         if self.business.completer is not None:
@@ -43,8 +45,13 @@ class FeatureMethods:
     def handlers(self) -> dict[str, Handler]:
         table: dict[str, Handler] = {}
         if self.has_resources():
-            table.update({"resources/list": self.resources_list, "resources/templates/list": self.templates_list,
-                          "resources/read": self.resources_read})
+            table.update(
+                {
+                    "resources/list": self.resources_list,
+                    "resources/templates/list": self.templates_list,
+                    "resources/read": self.resources_read,
+                }
+            )
         if self.business.prompts:
             table.update({"prompts/list": self.prompts_list, "prompts/get": self.prompts_get})
         if self.business.completer is not None:
@@ -68,7 +75,9 @@ class FeatureMethods:
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         from .methods import page_of
 
-        page, next_cursor = page_of(self.business.resource_templates, params, self.methods.settings.tools_page_size)
+        page, next_cursor = page_of(
+            self.business.resource_templates, params, self.methods.settings.tools_page_size
+        )
         result: dict[str, Any] = {"resourceTemplates": [spec.to_wire() for spec in page]}
         if next_cursor:
             result["nextCursor"] = next_cursor
@@ -83,7 +92,9 @@ class FeatureMethods:
         except ResourceNotFound:
             code = INVALID_PARAMS if scope.era == "modern" else RESOURCE_NOT_FOUND
             raise RpcError(code, f"Resource not found: {uri}", data={"uri": uri}) from None
-        inputs = self.methods.rounds.inputs(params, "resources/read", uri) if scope.era == "modern" else ({}, None)
+        inputs = (
+            self.methods.rounds.inputs(params, "resources/read", uri) if scope.era == "modern" else ({}, None)
+        )
         ctx = self.methods.context(scope, uri, params, inputs)
         value = await self._guarded(spec.fn, spec.kwargs(uri, ctx), "resources/read", uri)
         if isinstance(value, InputRequired):
@@ -123,7 +134,9 @@ class FeatureMethods:
             raise RpcError(INVALID_PARAMS, f"Missing required prompt arguments: {', '.join(missing)}")
         known = {a["name"] for a in spec.arguments}
         kwargs: dict[str, Any] = {k: v for k, v in arguments.items() if k in known}
-        inputs = self.methods.rounds.inputs(params, "prompts/get", name) if scope.era == "modern" else ({}, None)
+        inputs = (
+            self.methods.rounds.inputs(params, "prompts/get", name) if scope.era == "modern" else ({}, None)
+        )
         if spec.context_param:
             kwargs[spec.context_param] = self.methods.context(scope, name, params, inputs)
         messages = await self._guarded(spec.fn, kwargs, "prompts/get", name)
@@ -143,7 +156,10 @@ class FeatureMethods:
         context = params.get("context") if isinstance(params.get("context"), dict) else {}
         completer = self.business.completer
         assert completer is not None
-        values = [str(v) for v in completer(ref, argument["name"], value, dict((context or {}).get("arguments") or {}))]
+        values = [
+            str(v)
+            for v in completer(ref, argument["name"], value, dict((context or {}).get("arguments") or {}))
+        ]
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
 
     def _ask(self, scope: CallScope, method: str, target: str, asked: InputRequired) -> dict[str, Any]:
@@ -163,7 +179,12 @@ class FeatureMethods:
         error_id = secrets.token_hex(8)
         self.methods.logger.error(
             f"{method} failed",
-            extra={"event": "mcp_request_failed", "method": method, "target": target, "error_id": error_id,
-                   "error_type": type(exc).__name__},
+            extra={
+                "event": "mcp_request_failed",
+                "method": method,
+                "target": target,
+                "error_id": error_id,
+                "error_type": type(exc).__name__,
+            },
         )
         return RpcError(INTERNAL_ERROR, f"Internal error (error id {error_id})")

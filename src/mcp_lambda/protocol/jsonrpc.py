@@ -75,7 +75,8 @@ def _valid_id(value: Any) -> bool:
 def recover_id(raw: Any) -> RequestId | None:
     """The id to echo in an error about `raw`, when it has a usable one."""
     if isinstance(raw, dict) and _valid_id(raw.get("id")):
-        return raw["id"]  # type: ignore[no-any-return]
+        request_id: RequestId = raw["id"]
+        return request_id
     return None
 
 

@@ -45,7 +45,9 @@ class LegacyEra:
         try:
             self.sessions.set_log_level(scope.session.session_id, level)
         except SessionStoreUnavailable:
-            raise RpcError(SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later") from None
+            raise RpcError(
+                SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later"
+            ) from None
 
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body

@@ -38,8 +38,9 @@ class McpMethods:
         self.logger = logger
         self.secrets = secrets or _NoSecrets()
         self.executor = ToolExecutor(result_check)
-        self.rounds = Rounds(settings.request_state_key, self.secrets, settings.environment,
-                             settings.request_state_ttl_seconds)
+        self.rounds = Rounds(
+            settings.request_state_key, self.secrets, settings.environment, settings.request_state_ttl_seconds
+        )
         self.features = FeatureMethods(self)
         # Set by the legacy era: persists logging/setLevel into the session.
         self.log_level_sink: LogLevelSink | None = None
@@ -49,10 +50,16 @@ class McpMethods:
             if output_schemas and spec.name in output_schemas and "outputSchema" not in wire:
                 wire["outputSchema"] = output_schemas[spec.name]
             self._tool_wire[spec.name] = wire
-        self.shared: dict[str, Handler] = {"tools/list": self.tools_list, "tools/call": self.tools_call,
-                                           **self.features.handlers()}
-        self.legacy_only: dict[str, Handler] = {"ping": self.ping, "logging/setLevel": self.set_level,
-                                                **self.features.legacy_handlers()}
+        self.shared: dict[str, Handler] = {
+            "tools/list": self.tools_list,
+            "tools/call": self.tools_call,
+            **self.features.handlers(),
+        }
+        self.legacy_only: dict[str, Handler] = {
+            "ping": self.ping,
+            "logging/setLevel": self.set_level,
+            **self.features.legacy_handlers(),
+        }
         self.modern_only: dict[str, Handler] = {}
 
     def capabilities(self, era: str) -> dict[str, Any]:
@@ -63,13 +70,20 @@ class McpMethods:
         return caps
 
     def handler_for(self, era: str, method: str) -> Handler:
-        handler = self.shared.get(method) or (self.legacy_only if era == "legacy" else self.modern_only).get(method)
+        handler = self.shared.get(method) or (self.legacy_only if era == "legacy" else self.modern_only).get(
+            method
+        )
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
         return handler
 
-    def context(self, scope: CallScope, name: str, params: dict[str, Any],
-                inputs: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None)) -> ToolContext:
+    def context(
+        self,
+        scope: CallScope,
+        name: str,
+        params: dict[str, Any],
+        inputs: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None),
+    ) -> ToolContext:
         """The ToolContext for one call (tools, prompts and resources share it)."""
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         return ToolContext(

@@ -21,7 +21,9 @@ class RequestStateCodec:
         self._key = key
         self.ttl_seconds = ttl_seconds
 
-    def encode(self, method: str, target: str, state: Mapping[str, Any] | None, now: float | None = None) -> str:
+    def encode(
+        self, method: str, target: str, state: Mapping[str, Any] | None, now: float | None = None
+    ) -> str:
         issued = time.time() if now is None else now
         payload = {"m": method, "t": target, "x": int(issued + self.ttl_seconds), "s": dict(state or {})}
         body = _b64(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())

@@ -16,7 +16,9 @@ from .scope import CallScope
 class Rounds:
     """Reads a round's inputs (`inputResponses`, verified `requestState`) and writes InputRequiredResults."""
 
-    def __init__(self, key: str | None, secrets_source: SecretSource, environment: str, ttl_seconds: int) -> None:
+    def __init__(
+        self, key: str | None, secrets_source: SecretSource, environment: str, ttl_seconds: int
+    ) -> None:
         self._key = key
         self._secrets = secrets_source
         self._environment = environment
@@ -32,14 +34,20 @@ class Rounds:
                     key = self._secrets.get("request_state_key")
                 except SecretUnavailable:
                     if self._environment != "local":
-                        raise RpcError(-32603, "Multi round-trip results are not configured on this server") from None
+                        raise RpcError(
+                            -32603, "Multi round-trip results are not configured on this server"
+                        ) from None
                     # One local process: a per-process key is enough (it is never shared, never logged).
-                    logging.getLogger("mcp_lambda").warning("REQUEST_STATE_KEY not set: using a per-process key")
+                    logging.getLogger("mcp_lambda").warning(
+                        "REQUEST_STATE_KEY not set: using a per-process key"
+                    )
                     key = secrets.token_hex(32)
             self._codec = RequestStateCodec(key.encode(), self._ttl_seconds)
         return self._codec
 
-    def inputs(self, params: dict[str, Any], method: str, target: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def inputs(
+        self, params: dict[str, Any], method: str, target: str
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """This round's answers and the previous round's verified state; -32602 when either is malformed."""
         responses: dict[str, Any] = {}
         if "inputResponses" in params:
@@ -55,7 +63,9 @@ class Rounds:
             state = self.codec().decode(params["requestState"], method, target)
         return responses, state
 
-    def input_required(self, scope: CallScope, method: str, target: str, asked: InputRequired) -> dict[str, Any]:
+    def input_required(
+        self, scope: CallScope, method: str, target: str, asked: InputRequired
+    ) -> dict[str, Any]:
         """The wire InputRequiredResult; -32021 when it asks for a capability the client did not declare."""
         missing = sorted({r.capability for r in asked.requests.values()} - set(scope.client_capabilities))
         if missing:

@@ -154,7 +154,9 @@ class DynamoDBSessionStore:
         # The message names the failure class only; the caller answers 503 and logs nothing from DynamoDB.
         reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
         retry_after = self.retry_after_seconds if reason in THROTTLE_CODES else self.retry_after_seconds * 2
-        return SessionStoreUnavailable(f"session store unavailable: {reason}", retry_after_seconds=retry_after)
+        return SessionStoreUnavailable(
+            f"session store unavailable: {reason}", retry_after_seconds=retry_after
+        )
 
 
 def _code(exc: ClientError) -> str:

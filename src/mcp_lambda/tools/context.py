@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -34,6 +33,7 @@ class ToolLogger(Protocol):
     def warning(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
     def error(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
     def debug(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
 
 
 @dataclass

@@ -106,9 +106,16 @@ class ToolExecutor:
                 INTERNAL_ERROR, f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
             )
         if isinstance(result, InputRequired):
-            log.info("mcp_tool_call_finished", extra={**base, "event": "mcp_tool_call_finished",
-                                                     "outcome": "input_required", "code": 0,
-                                                     "duration_ms": _ms(started)})
+            log.info(
+                "mcp_tool_call_finished",
+                extra={
+                    **base,
+                    "event": "mcp_tool_call_finished",
+                    "outcome": "input_required",
+                    "code": 0,
+                    "duration_ms": _ms(started),
+                },
+            )
             return result
         if not isinstance(result, ToolResult):
             error_id = secrets.token_hex(8)

@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Which client capability each input request method needs.
-CAPABILITY_OF_METHOD = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+CAPABILITY_OF_METHOD = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,11 @@ class PromptSpec:
         return wire
 
     def missing(self, given: dict[str, Any]) -> list[str]:
-        return [a["name"] for a in self.arguments if a.get("required") and not isinstance(given.get(a["name"]), str)]
+        return [
+            a["name"]
+            for a in self.arguments
+            if a.get("required") and not isinstance(given.get(a["name"]), str)
+        ]
 
 
 def _describe(annotation: Any) -> str | None:
@@ -46,7 +50,9 @@ def _describe(annotation: Any) -> str | None:
     return None
 
 
-def prompt(*, description: str, name: str | None = None, title: str | None = None) -> Callable[..., PromptSpec]:
+def prompt(
+    *, description: str, name: str | None = None, title: str | None = None
+) -> Callable[..., PromptSpec]:
     def wrap(fn: Callable[..., Any]) -> PromptSpec:
         hints = get_type_hints(fn, include_extras=True)
         arguments, context_param = [], None
@@ -55,7 +61,10 @@ def prompt(*, description: str, name: str | None = None, title: str | None = Non
             if annotation is ToolContext:
                 context_param = param_name
                 continue
-            argument: dict[str, Any] = {"name": param_name, "required": param.default is inspect.Parameter.empty}
+            argument: dict[str, Any] = {
+                "name": param_name,
+                "required": param.default is inspect.Parameter.empty,
+            }
             text = _describe(annotation)
             if text:
                 argument["description"] = text
@@ -67,8 +76,14 @@ def prompt(*, description: str, name: str | None = None, title: str | None = Non
 
 def user(content: str | dict[str, Any]) -> dict[str, Any]:
     """A user message; `content` is text or one content block (image, resource, ...)."""
-    return {"role": "user", "content": {"type": "text", "text": content} if isinstance(content, str) else content}
+    return {
+        "role": "user",
+        "content": {"type": "text", "text": content} if isinstance(content, str) else content,
+    }
 
 
 def assistant(content: str | dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": {"type": "text", "text": content} if isinstance(content, str) else content}
+    return {
+        "role": "assistant",
+        "content": {"type": "text", "text": content} if isinstance(content, str) else content,
+    }

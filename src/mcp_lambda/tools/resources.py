@@ -45,7 +45,12 @@ class ResourceSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {"uri": self.uri, "name": self.name, "description": self.description, "mimeType": self.mime_type}
+        wire = {
+            "uri": self.uri,
+            "name": self.name,
+            "description": self.description,
+            "mimeType": self.mime_type,
+        }
         if self.title:
             wire["title"] = self.title
         return wire
@@ -66,8 +71,12 @@ class ResourceTemplateSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {"uriTemplate": self.uri_template, "name": self.name, "description": self.description,
-                "mimeType": self.mime_type}
+        wire = {
+            "uriTemplate": self.uri_template,
+            "name": self.name,
+            "description": self.description,
+            "mimeType": self.mime_type,
+        }
         if self.title:
             wire["title"] = self.title
         return wire
@@ -83,22 +92,27 @@ class ResourceTemplateSpec:
         return values
 
 
-def resource(uri: str, *, name: str, description: str, mime_type: str = "text/plain",
-             title: str | None = None) -> Callable[[Callable[..., Any]], ResourceSpec]:
+def resource(
+    uri: str, *, name: str, description: str, mime_type: str = "text/plain", title: str | None = None
+) -> Callable[[Callable[..., Any]], ResourceSpec]:
     def wrap(fn: Callable[..., Any]) -> ResourceSpec:
         return ResourceSpec(uri, name, description, mime_type, fn, _context_param(fn), title)
 
     return wrap
 
 
-def resource_template(uri_template: str, *, name: str, description: str, mime_type: str = "text/plain",
-                      title: str | None = None) -> Callable[[Callable[..., Any]], ResourceTemplateSpec]:
+def resource_template(
+    uri_template: str, *, name: str, description: str, mime_type: str = "text/plain", title: str | None = None
+) -> Callable[[Callable[..., Any]], ResourceTemplateSpec]:
     """Simple RFC 6570 level-1 templates: each `{var}` matches one path segment."""
 
     def wrap(fn: Callable[..., Any]) -> ResourceTemplateSpec:
         parts = _VARIABLE.split(uri_template)
-        regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/?#]+)" for i, part in enumerate(parts))
-        return ResourceTemplateSpec(uri_template, name, description, mime_type, fn, _context_param(fn),
-                                    re.compile(regex), title)
+        regex = "".join(
+            re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/?#]+)" for i, part in enumerate(parts)
+        )
+        return ResourceTemplateSpec(
+            uri_template, name, description, mime_type, fn, _context_param(fn), re.compile(regex), title
+        )
 
     return wrap

@@ -16,7 +16,11 @@ from .sse import encode_sse
 
 
 def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -72,6 +76,8 @@ class McpEndpoint:
                 body = json.loads(raw)
             except (UnicodeDecodeError, ValueError):
                 return _error(400, PARSE_ERROR, "Parse error: the body is not valid JSON")
+            except RecursionError:
+                return _error(400, PARSE_ERROR, "Parse error: the body is nested too deeply")
         inbound = Inbound(
             http_method=request.method,
             headers={k.lower(): v for k, v in headers.items()},

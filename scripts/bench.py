@@ -1,0 +1,351 @@
+"""`make bench`: in-process latency of the Lambda handler beside a bare FastAPI+Mangum route (the floor).
+
+Prints the median and p99 of tools/list and tools/call through `mcp_lambda.handler.handler` (2000 calls each,
+2026-07-28 and legacy), the same for a bare route, and the ratio to that floor. Also prints the cold import and
+first-invocation time (measured in fresh subprocesses), the manifest check cost per result, and the DynamoDB
+reads/writes per legacy request (run only when BENCH_DYNAMODB_ENDPOINT points at DynamoDB Local).
+This is a measurement, not a test: it never fails on a slow figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "src"), str(REPO)]
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+
+from fastapi import FastAPI  # noqa: E402
+from mangum import Mangum  # noqa: E402
+from starlette.requests import Request  # noqa: E402
+from starlette.responses import Response  # noqa: E402
+
+from mcp_lambda.local.events import LocalContext, http_event  # noqa: E402
+
+Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
+AIM = 3.0  # our per-request latency should stay within 3x of the bare FastAPI+Mangum floor
+POST = {
+    "host": "localhost",
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
+OUT = sys.stdout  # replaced in main(): fd 1 is silenced so per-request logs and metrics cost but do not print
+
+
+def say(text: str = "") -> None:
+    OUT.write(text + "\n")
+    OUT.flush()
+
+
+def post(body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+    return http_event("POST", "/mcp", {**POST, **headers}, json.dumps(body), request_id="bench")
+
+
+def modern_event(method: str, params: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": method}
+    if name:
+        headers["mcp-name"] = name
+    return post({"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}, headers)
+
+
+def legacy_session(handler: Handler) -> dict[str, str]:
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    response = handler(post(init, {}), LocalContext())
+    session_id = response["headers"]["mcp-session-id"]
+    headers = {"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+    handler(post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers), LocalContext())
+    return headers
+
+
+def legacy_event(headers: dict[str, str], method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return post({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}, headers)
+
+
+def measure(handler: Handler, event: dict[str, Any], calls: int) -> list[float]:
+    """Per-call latency in µs; the first 100 calls warm up and are not counted."""
+    context = LocalContext()
+    for _ in range(100):
+        handler(event, context)
+    samples = []
+    for _ in range(calls):
+        started = time.perf_counter_ns()
+        response = handler(event, context)
+        samples.append((time.perf_counter_ns() - started) / 1000)
+    assert response["statusCode"] == 200, response
+    return samples
+
+
+def p99(samples: list[float]) -> float:
+    return sorted(samples)[min(len(samples) - 1, int(len(samples) * 0.99))]
+
+
+def bare_handler() -> Handler:
+    """The floor: FastAPI + Mangum with one POST route that parses the JSON body and returns a small result."""
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+
+    async def endpoint(request: Request) -> Response:
+        body = json.loads(await request.body())
+        payload = {"jsonrpc": "2.0", "id": body.get("id"), "result": {"tools": []}}
+        return Response(json.dumps(payload, separators=(",", ":")), media_type="application/json")
+
+    app.add_api_route("/mcp", endpoint, methods=["POST"])
+    return Mangum(app, lifespan="off", api_gateway_base_path="/")  # type: ignore[return-value]
+
+
+def warm_section(handler: Handler, calls: int) -> None:
+    legacy = legacy_session(handler)
+    cases = {
+        "tools/list (2026-07-28)": modern_event("tools/list", {}),
+        "tools/call (2026-07-28)": modern_event(
+            "tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, "search_routes"
+        ),
+        "tools/list (legacy)": legacy_event(legacy, "tools/list", {}),
+        "tools/call (legacy)": legacy_event(
+            legacy, "tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}
+        ),
+    }
+    floor = measure(bare_handler(), modern_event("tools/list", {}), calls)
+    floor_median, floor_p99 = statistics.median(floor), p99(floor)
+    say(f"Warm in-process latency through the Lambda handler ({calls} calls each), µs:")
+    say(f"  {'case':<28}{'median':>10}{'p99':>10}{'median/floor':>14}{'p99/floor':>11}")
+    say(f"  {'bare FastAPI+Mangum (floor)':<28}{floor_median:>10.0f}{floor_p99:>10.0f}{1:>14.2f}{1:>11.2f}")
+    for name, event in cases.items():
+        samples = measure(handler, event, calls)
+        median = statistics.median(samples)
+        ratio = median / floor_median
+        flag = "" if ratio <= AIM else f"  (over the {AIM:g}x aim)"
+        say(
+            f"  {name:<28}{median:>10.0f}{p99(samples):>10.0f}{ratio:>14.2f}{p99(samples) / floor_p99:>11.2f}{flag}"
+        )
+    attribution_rows(handler, cases["tools/call (2026-07-28)"], calls, floor_median)
+
+
+def attribution_rows(handler: Handler, event: dict[str, Any], calls: int, floor_median: float) -> None:
+    """Where tools/call time goes: the tool function itself, and the per-call INFO log lines."""
+    import logging
+
+    from mcp_lambda.settings import get_settings
+    from mcp_lambda.tools import load_business
+
+    business = get_settings().business
+    spec = load_business(business).tool("search_routes")
+    if spec is not None and spec.arguments is not None:
+        kwargs = dict(spec.arguments.model_validate(ROUTE_ARGS))
+        if spec.context_param:
+            kwargs[spec.context_param] = None
+        started = time.perf_counter_ns()
+        for _ in range(calls):
+            spec.fn(**kwargs)
+        say(f"  {'  of which the tool itself':<28}{(time.perf_counter_ns() - started) / 1000 / calls:>10.0f}")
+    service = logging.getLogger(business)
+    level = service.level
+    service.setLevel(logging.WARNING)
+    try:
+        samples = measure(handler, event, calls)
+    finally:
+        service.setLevel(level)
+    median = statistics.median(samples)
+    say(f"  {'  same, INFO logs off':<28}{median:>10.0f}{p99(samples):>10.0f}{median / floor_median:>14.2f}")
+
+
+COLD_OURS = """
+import json, time, sys
+t0 = time.perf_counter()
+from mcp_lambda.handler import handler
+from mcp_lambda.local.events import LocalContext, http_event
+t1 = time.perf_counter()
+event = http_event("POST", "/mcp", json.loads(sys.argv[1]), sys.argv[2])
+response = handler(event, LocalContext())
+t2 = time.perf_counter()
+assert response["statusCode"] == 200, response
+sys.stderr.write(json.dumps({"import": t1 - t0, "first": t2 - t1}) + "\\n")
+"""
+COLD_BARE = """
+import json, time, sys
+t0 = time.perf_counter()
+from fastapi import FastAPI
+from mangum import Mangum
+from starlette.responses import Response
+from mcp_lambda.local.events import LocalContext, http_event
+app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+async def endpoint():
+    return Response(b'{"jsonrpc":"2.0","id":1,"result":{}}', media_type="application/json")
+app.add_api_route("/mcp", endpoint, methods=["POST"])
+handler = Mangum(app, lifespan="off", api_gateway_base_path="/")
+t1 = time.perf_counter()
+response = handler(http_event("POST", "/mcp", json.loads(sys.argv[1]), sys.argv[2]), LocalContext())
+t2 = time.perf_counter()
+assert response["statusCode"] == 200, response
+sys.stderr.write(json.dumps({"import": t1 - t0, "first": t2 - t1}) + "\\n")
+"""
+
+
+def cold_run(code: str) -> dict[str, float]:
+    event = modern_event("tools/list", {})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(event["headers"]), event["body"]],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stderr.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def cold_section(runs: int) -> None:
+    say(
+        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as in a deployed package), ms:"
+    )
+    say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}")
+    for label, code in (("bare FastAPI+Mangum", COLD_BARE), ("mcp_lambda.handler", COLD_OURS)):
+        samples = [cold_run(code) for _ in range(runs)]
+        imported = statistics.median(s["import"] for s in samples) * 1000
+        first = statistics.median(s["first"] for s in samples) * 1000
+        say(f"  {label:<28}{imported:>10.0f}{first:>10.1f}{imported + first:>10.0f}")
+
+
+def manifest_section(handler: Handler) -> None:
+    """Hook: what the run-time manifest check costs per tool result."""
+    try:
+        from mcp_lambda.app import manifest_path
+        from mcp_lambda.manifest import bind_manifest
+        from mcp_lambda.settings import get_settings
+        from mcp_lambda.tools import ToolResult, load_business
+    except ImportError as exc:
+        say(f"Manifest check: skipped ({exc})")
+        return
+    settings = get_settings()
+    business = load_business(settings.business)
+    path = manifest_path(settings, business)
+    if not path.exists():
+        say(f"Manifest check: skipped (no manifest at {path})")
+        return
+    bound = bind_manifest(business, path)
+    cases = {
+        "search_routes": ROUTE_ARGS,
+        "search_products": {"keyword": "cup", "limit": 10},
+    }
+    say("Manifest check cost per result, µs:")
+    for name, arguments in cases.items():
+        event = modern_event("tools/call", {"name": name, "arguments": arguments}, name)
+        wire = json.loads(handler(event, LocalContext())["body"])["result"]
+        result = ToolResult(content=wire["content"], structured_content=wire.get("structuredContent"))
+        runs = 5000
+        started = time.perf_counter()
+        for _ in range(runs):
+            bound.check(name, result)
+        say(f"  {name:<28}{(time.perf_counter() - started) / runs * 1e6:>10.1f}")
+
+
+def dynamodb_section(calls: int) -> None:
+    """Hook: DynamoDB reads/writes per legacy request, against DynamoDB Local only."""
+    try:
+        from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
+    except ImportError:
+        say("DynamoDB reads/writes per legacy request: skipped (no DynamoDBSessionStore)")
+        return
+    endpoint = os.environ.get("BENCH_DYNAMODB_ENDPOINT")
+    if not endpoint:
+        say(
+            "DynamoDB reads/writes per legacy request: skipped (set BENCH_DYNAMODB_ENDPOINT to DynamoDB Local)"
+        )
+        return
+    import boto3
+
+    from mcp_lambda.app import create_app
+    from mcp_lambda.settings import get_settings
+
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    table = f"bench-sessions-{uuid.uuid4().hex[:8]}"
+    client.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "session_id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "session_id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    try:
+        store = DynamoDBSessionStore(table, client=client)
+        asgi = Mangum(create_app(get_settings(), None, store), lifespan="off", api_gateway_base_path="/")
+        handler: Handler = asgi  # type: ignore[assignment]
+        say(f"DynamoDB reads/writes per legacy request ({endpoint}, {calls} requests each):")
+        store.reset_counters()
+        headers = legacy_session(handler)
+        say(f"  {'initialize + initialized':<28} reads {store.reads:>5.2f}  writes {store.writes:>5.2f}")
+        for name, (method, params) in {
+            "tools/list": ("tools/list", {}),
+            "tools/call": ("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}),
+        }.items():
+            store.reset_counters()
+            event = legacy_event(headers, method, params)
+            started = time.perf_counter()
+            for _ in range(calls):
+                handler(event, LocalContext())
+            elapsed_ms = (time.perf_counter() - started) / calls * 1000
+            say(
+                f"  {name:<28} reads {store.reads / calls:>5.2f}  writes {store.writes / calls:>5.2f}"
+                f"  ({elapsed_ms:.2f} ms/request)"
+            )
+    finally:
+        client.delete_table(TableName=table)
+
+
+def main() -> None:
+    global OUT
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--cold-runs", type=int, default=3)
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    OUT = os.fdopen(os.dup(1), "w")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # per-request log lines and EMF metrics still cost their formatting, not a terminal
+    from mcp_lambda.handler import handler
+
+    say(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; business '{os.environ.get('BUSINESS', 'demo')}'"
+    )
+    say()
+    warm_section(handler, args.calls)
+    say()
+    cold_section(args.cold_runs)
+    say()
+    manifest_section(handler)
+    say()
+    dynamodb_section(min(args.calls, 200))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""Logger, Tracer, Metrics and redaction: the tool-call log lines of doubao-protocol.md §5, EMF metrics, the
+subsegment per tool call, a lean cold start, and the platform OpenAPI client's log line."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.business import TEST_BUSINESS
+from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
+
+from mcp_lambda.observability import (
+    RedactingFormatter,
+    ToolTelemetry,
+    get_logger,
+    redact,
+    register_secret_value,
+    summarize_arguments,
+    tracing_enabled,
+)
+from mcp_lambda.platform_api import PlatformApiClient, PlatformApiError
+from mcp_lambda.settings import Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def captured(name: str) -> Iterator[io.StringIO]:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(get_logger(name).registered_formatter)
+    logging.getLogger(name).addHandler(handler)
+    try:
+        yield stream
+    finally:
+        logging.getLogger(name).removeHandler(handler)
+
+
+def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+
+
+# --- redaction -----------------------------------------------------------------------------------------------
+
+
+def test_argument_summary_shows_shapes_and_only_safe_values() -> None:
+    summary = summarize_arguments(
+        {
+            "city": "Beijing",
+            "phone": "13800138000",
+            "limit": 5,
+            "tags": ["a", "b"],
+            "filters": {"x": 1},
+            "note": None,
+            "long": "x" * 100,
+        },
+        safe_fields=("city", "limit", "long"),
+    )
+    assert summary == {
+        "city": "Beijing",
+        "phone": "str[11]",
+        "limit": 5,
+        "tags": "array[2]",
+        "filters": "object[1]",
+        "note": "null",
+        "long": "str[100]",
+    }
+
+
+def test_registered_secret_values_are_masked_in_formatted_lines() -> None:
+    register_secret_value('s3cr"et-value')
+    register_secret_value("abc")  # too short to mask safely
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, 'token s3cr"et-value here', None, None)
+
+    line = RedactingFormatter().format(record)
+
+    assert "s3cr" not in line
+    assert "***" in line
+    assert redact("abc") == "abc"
+
+
+# --- tool-call log lines through the handler -----------------------------------------------------------------
+
+
+def test_tool_call_lines_carry_the_section_5_fields() -> None:
+    legacy = LegacyClient(LambdaClient(build_handler(TEST_BUSINESS, Settings(business="testbiz"))), "2025-03-26")
+    legacy.initialize()
+    with captured(TEST_BUSINESS.name) as stream:
+        legacy.request(
+            "tools/call",
+            {"name": "echo", "arguments": {"message": "hi"}, "_meta": {"tool_call_id": "call-9"}},
+        )
+        legacy.call_tool("add", {"a": 500, "b": 1})
+        legacy.call_tool("explode")
+    lines = _lines(stream)
+    events = [(line["event"], line["tool_name"]) for line in lines]
+
+    assert events == [
+        ("mcp_tool_call_started", "echo"),
+        ("mcp_tool_call_finished", "echo"),
+        ("mcp_tool_call_started", "add"),
+        ("mcp_tool_call_failed", "add"),
+        ("mcp_tool_call_started", "explode"),
+        ("mcp_tool_call_failed", "explode"),
+    ]
+    started, finished = lines[0], lines[1]
+    # request_id is the API Gateway request id of the event (one per HTTP request), not the JSON-RPC id.
+    assert started["request_id"] == finished["request_id"] != lines[2]["request_id"]
+    assert isinstance(started["request_id"], str) and len(started["request_id"]) == 36
+    assert isinstance(started["jsonrpc_id"], int)
+    assert started["tool_call_id"] == finished["tool_call_id"] == "call-9"
+    assert started["arguments"] == {"message": "hi"}
+    assert finished["outcome"] == "success" and finished["code"] == 0
+    assert isinstance(finished["duration_ms"], float)
+    assert lines[3]["outcome"] == "invalid_arguments" and lines[3]["error_type"] == "ValidationError"
+    assert lines[5]["outcome"] == "system_error" and lines[5]["error_type"] == "RuntimeError"
+    assert all("result" not in line and "structuredContent" not in json.dumps(line) for line in lines)
+
+
+# --- tracing and metrics ---------------------------------------------------------------------------------------
+
+
+class FakeSubsegment:
+    def __init__(self) -> None:
+        self.annotations: dict[str, Any] = {}
+
+    def put_annotation(self, key: str, value: Any) -> None:
+        self.annotations[key] = value
+
+
+class FakeTracer:
+    def __init__(self) -> None:
+        self.subsegments: list[tuple[str, FakeSubsegment]] = []
+        self.provider = self
+
+    @contextmanager
+    def in_subsegment(self, name: str) -> Iterator[FakeSubsegment]:
+        subsegment = FakeSubsegment()
+        self.subsegments.append((name, subsegment))
+        yield subsegment
+
+
+def test_each_tool_call_gets_a_subsegment_annotated_with_tool_and_outcome(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tracer = FakeTracer()
+    telemetry = ToolTelemetry("testbiz", tracing=True, tracer=tracer)
+
+    with telemetry.tool_call("search_routes") as record:
+        record.outcome = "business_error"
+
+    assert [name for name, _ in tracer.subsegments] == ["## tool search_routes"]
+    assert tracer.subsegments[0][1].annotations == {"tool": "search_routes", "outcome": "business_error"}
+
+
+def test_each_tool_call_emits_emf_calls_errors_and_latency(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    telemetry = ToolTelemetry("testbiz", tracing=False, namespace="McpTest")
+
+    with telemetry.tool_call("explode") as record:
+        record.outcome = "system_error"
+
+    blob = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    directive = blob["_aws"]["CloudWatchMetrics"][0]
+    assert directive["Namespace"] == "McpTest"
+    assert sorted(directive["Dimensions"][0]) == ["service", "tool"]
+    assert {m["Name"] for m in directive["Metrics"]} == {
+        "ToolCalls",
+        "ToolErrors",
+        "ToolBusinessErrors",
+        "ToolLatency",
+    }
+    assert blob["tool"] == "explode" and blob["ToolErrors"] == [1.0] and blob["ToolBusinessErrors"] == [0.0]
+
+
+@pytest.mark.parametrize(
+    ("env", "enabled"),
+    [
+        ({}, False),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "f"}, True),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "f", "POWERTOOLS_TRACE_DISABLED": "true"}, False),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "f", "AWS_SAM_LOCAL": "true"}, False),
+        ({"AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000"}, True),
+    ],
+)
+def test_tracing_is_on_in_lambda_and_off_locally(env: dict[str, str], enabled: bool) -> None:
+    assert tracing_enabled(env) is enabled
+
+
+def test_cold_start_imports_no_tracer_and_no_boto3_and_logs_a_clean_start_line() -> None:
+    script = (
+        "import json, sys\n"
+        "from mcp_lambda.local.events import LocalContext, http_event\n"
+        "from mcp_lambda import handler\n"
+        "h = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream'}\n"
+        "body = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {'protocolVersion': '2024-11-05',"
+        " 'capabilities': {}, 'clientInfo': {'name': 'x', 'version': '1'}}}\n"
+        "handler.handler(http_event('POST', '/mcp', h, json.dumps(body)), LocalContext())\n"
+        "print(json.dumps({'loaded': sorted(m for m in ('aws_xray_sdk', 'boto3') if m in sys.modules)}))\n"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}",
+        "BUSINESS": "demo",
+        "ENVIRONMENT": "test",
+        "SECRET_HINT": "value-that-must-not-be-logged",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+    started = next(line for line in lines if line.get("event") == "server_started")
+    assert started["version"] and started["environment"] == "test" and started["tool_count"] >= 1
+    assert "value-that-must-not-be-logged" not in out
+    cold = [line for line in lines if "ColdStart" in line]
+    assert cold and cold[0]["ColdStart"] == [1.0]
+    assert lines[-1] == {"loaded": []}
+
+
+# --- the platform OpenAPI client -----------------------------------------------------------------------------
+
+
+class _Platform(BaseHTTPRequestHandler):
+    script: list[tuple[int, dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        status, body = self.script.pop(0)
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("x-tt-logid", "20260101-abc")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def platform() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Platform)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_platform_call_logs_interface_status_code_duration_and_log_id(platform: str) -> None:
+    _Platform.script = [(200, {"code": 0, "data": {"ok": True}})]
+    client = PlatformApiClient(platform, get_logger("testbiz"))
+    with captured("testbiz") as stream:
+        response = client.call(
+            "user.profile", "/open/v1/profile", json_body={"code": "login-code-123"}, headers={"authorization": "Bearer t0k"}
+        )
+    line = _lines(stream)[-1]
+
+    assert response.data == {"ok": True}
+    assert {k: line[k] for k in ("event", "interface", "http_status", "business_code", "log_id")} == {
+        "event": "platform_api_call",
+        "interface": "user.profile",
+        "http_status": 200,
+        "business_code": 0,
+        "log_id": "20260101-abc",
+    }
+    assert "duration_ms" in line
+    assert "login-code-123" not in stream.getvalue() and "t0k" not in stream.getvalue()
+
+
+def test_platform_call_retries_idempotent_calls_on_5xx_then_gives_up(platform: str) -> None:
+    _Platform.script = [(503, {"code": 1}), (502, {}), (503, {"code": 7, "log_id": "L-3"})]
+    client = PlatformApiClient(platform, get_logger("testbiz"), backoff_seconds=0.01)
+    with pytest.raises(PlatformApiError) as caught:
+        client.call("items.list", "/open/v1/items", method="GET")
+    assert (caught.value.status, caught.value.business_code, caught.value.log_id) == (503, 7, "L-3")
+    assert _Platform.script == []
+
+
+def test_platform_business_error_is_raised_without_retrying_a_post(platform: str) -> None:
+    _Platform.script = [(200, {"code": 40001, "msg": "bad"})]
+    client = PlatformApiClient(platform, get_logger("testbiz"))
+    with pytest.raises(PlatformApiError) as caught:
+        client.call("order.create", "/open/v1/order")
+    assert caught.value.business_code == 40001
+
+
+def test_unreachable_platform_is_a_platform_api_error() -> None:
+    client = PlatformApiClient("http://127.0.0.1:9", get_logger("testbiz"), max_attempts=2, backoff_seconds=0)
+    with pytest.raises(PlatformApiError) as caught:
+        client.call("ping", "/ping", method="GET")
+    assert caught.value.status is None
+
+
+def test_platform_client_needs_the_base_domain() -> None:
+    assert PlatformApiClient.from_settings(Settings(), get_logger("testbiz")) is None
+    client = PlatformApiClient.from_settings(
+        Settings(doubao_openapi_base_domain="open.example.com"), get_logger("testbiz")
+    )
+    assert client is not None and client.base_url == "https://open.example.com"
