@@ -25,39 +25,65 @@ class Caller:
         self._next_id = 0
         asyncio.set_event_loop(asyncio.new_event_loop())
 
-    def raw(self, headers: dict[str, str], body: Any, method: str = "POST") -> tuple[int, dict[str, str], bytes]:
+    def raw(
+        self, headers: dict[str, str], body: Any, method: str = "POST"
+    ) -> tuple[int, dict[str, str], bytes]:
         base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        event = http_event(method, "/mcp", {**base, **headers}, json.dumps(body) if body is not None else None)
+        event = http_event(
+            method, "/mcp", {**base, **headers}, json.dumps(body) if body is not None else None
+        )
         response = self._mangum(event, LocalContext())
         return response["statusCode"], response.get("headers") or {}, response_body(response)
 
-    def modern(self, method: str, params: dict[str, Any] | None = None, caps: dict[str, Any] | None = None,
-               headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    def modern(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        caps: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, dict[str, Any]]:
         self._next_id += 1
         params = dict(params or {})
-        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
-                           "io.modelcontextprotocol/clientCapabilities": ALL_CAPS if caps is None else caps,
-                           **params.get("_meta", {})}
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": ALL_CAPS if caps is None else caps,
+            **params.get("_meta", {}),
+        }
         wire_headers = {"mcp-protocol-version": MODERN, "mcp-method": method}
         if method in ("tools/call", "prompts/get"):
             wire_headers["mcp-name"] = params["name"]
         if method == "resources/read":
             wire_headers["mcp-name"] = params["uri"]
         wire_headers.update(headers or {})
-        status, _, body = self.raw(wire_headers, {"jsonrpc": "2.0", "id": self._next_id, "method": method,
-                                                  "params": params})
+        status, _, body = self.raw(
+            wire_headers, {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        )
         return status, json.loads(body)
 
     def legacy_session(self, version: str = "2025-11-25") -> str:
-        status, headers, _ = self.raw({}, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        status, headers, _ = self.raw(
+            {},
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+        )
         assert status == 200
         return headers["mcp-session-id"]
 
-    def legacy(self, session_id: str, method: str, params: dict[str, Any] | None = None,
-               accept_sse: bool = False) -> tuple[int, dict[str, str], bytes]:
+    def legacy(
+        self, session_id: str, method: str, params: dict[str, Any] | None = None, accept_sse: bool = False
+    ) -> tuple[int, dict[str, str], bytes]:
         self._next_id += 1
         headers = {"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
         if not accept_sse:
             headers["accept"] = "application/json"
-        return self.raw(headers, {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params or {}})
+        return self.raw(
+            headers, {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params or {}}
+        )

@@ -37,25 +37,47 @@ def test_template_substitutes_the_id() -> None:
 
 
 def test_prompt_missing_argument_names_it() -> None:
-    status, body = Caller().modern("prompts/get", {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}})
+    status, body = Caller().modern(
+        "prompts/get", {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}}
+    )
     assert (status, body["error"]["code"]) == (400, -32602)
     assert "arg2" in body["error"]["message"]
 
 
 def test_completion_filters_by_prefix() -> None:
-    _, body = Caller().modern("completion/complete", {"ref": {"type": "ref/prompt", "name": "test_simple_prompt"},
-                                                      "argument": {"name": "arg1", "value": "par"}})
+    _, body = Caller().modern(
+        "completion/complete",
+        {
+            "ref": {"type": "ref/prompt", "name": "test_simple_prompt"},
+            "argument": {"name": "arg1", "value": "par"},
+        },
+    )
     assert body["result"]["completion"]["values"] == ["paris", "park", "party"]
 
 
 def test_progress_streams_before_the_response_as_sse() -> None:
     caller = Caller()
     status, headers, raw = caller.raw(
-        {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test_tool_with_progress"},
-        {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-            "name": "test_tool_with_progress", "arguments": {},
-            "_meta": {"progressToken": "p1", "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}})
+        {
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "test_tool_with_progress",
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {
+                "name": "test_tool_with_progress",
+                "arguments": {},
+                "_meta": {
+                    "progressToken": "p1",
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        },
+    )
     assert status == 200
     assert headers["content-type"].startswith("text/event-stream")
     assert headers["x-accel-buffering"] == "no"
@@ -68,11 +90,25 @@ def test_progress_streams_before_the_response_as_sse() -> None:
 def test_no_log_notifications_unless_asked_at_2026() -> None:
     caller = Caller()
     _, headers, raw = caller.raw(
-        {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test_tool_with_logging"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "test_tool_with_logging", "arguments": {},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}})
+        {
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "test_tool_with_logging",
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "test_tool_with_logging",
+                "arguments": {},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        },
+    )
     assert headers["content-type"].startswith("application/json")
     assert "notifications/message" not in raw.decode()
 
@@ -86,8 +122,11 @@ def test_legacy_set_level_persists_for_the_session() -> None:
     assert (status, json.loads(raw)["result"]) == (200, {})
     _, _, loud = caller.legacy(session, "tools/call", {"name": "test_tool_with_logging"}, accept_sse=True)
     logs = [m for m in _sse_messages(loud) if m.get("method") == "notifications/message"]
-    assert [m["params"]["data"] for m in logs] == ["Tool execution started", "Tool processing data",
-                                                   "Tool execution completed"]
+    assert [m["params"]["data"] for m in logs] == [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
 
 
 def test_mcp_param_header_must_mirror_the_argument() -> None:
@@ -95,7 +134,9 @@ def test_mcp_param_header_must_mirror_the_argument() -> None:
     params = {"name": "test_x_mcp_header", "arguments": {"region": "eu-west"}}
     status, body = caller.modern("tools/call", params)
     assert (status, body["error"]["code"]) == (400, -32020)
-    status, body = caller.modern("tools/call", params, headers={"mcp-param-region": "=?base64?ZXUtd2VzdA==?="})
+    status, body = caller.modern(
+        "tools/call", params, headers={"mcp-param-region": "=?base64?ZXUtd2VzdA==?="}
+    )
     assert status == 200 and body["result"]["content"][0]["text"] == "region=eu-west"
 
 

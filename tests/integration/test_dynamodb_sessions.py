@@ -361,4 +361,3 @@ def _wait_for(url: str, timeout: float = 30.0) -> None:
         except OSError:
             time.sleep(0.1)
     raise AssertionError(f"{url} did not come up")
-

@@ -26,9 +26,9 @@ EXPECTED_FAILURES = Path(__file__).with_name("expected-failures-demo.yml")
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_conformance_scenario_passes(server_url: str, scenario: str, tmp_path: Path) -> None:
+    command = [str(RUNNER), server_url, "2026-07-28", str(tmp_path), "--scenario", scenario]
     done = subprocess.run(
-        [str(RUNNER), server_url, "2026-07-28", str(tmp_path), "--scenario", scenario]
-        + ["--expected-failures", str(EXPECTED_FAILURES)],
+        [*command, "--expected-failures", str(EXPECTED_FAILURES)],
         capture_output=True,
         text=True,
         timeout=880,

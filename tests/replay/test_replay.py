@@ -4,6 +4,7 @@ compare each response with its recording; every server message is also checked a
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +13,37 @@ from tests.support.replay import Step, check_step, load_conversation, substitute
 from tests.support.wire import check_error_shape, check_legacy, check_modern
 
 from mcp_lambda.local.events import LocalContext
+from mcp_lambda.settings import get_settings
 
 EVENTS = Path(__file__).resolve().parents[2] / "events" / "demo"
 CONVERSATIONS = sorted(p.name for p in EVENTS.iterdir() if p.is_dir())
 
 
+# Variables that would change what the recordings assume (demo business, its manifest, memory sessions).
+SETTINGS_VARIABLES = (
+    "BUSINESS",
+    "SESSION_STORE",
+    "SESSIONS_TABLE",
+    "MANIFEST_DIR",
+    "ALLOWED_ORIGINS",
+    "ALLOWED_HOSTS",
+    "MAX_BODY_BYTES",
+    "TOOLS_PAGE_SIZE",
+    "LIST_TTL_MS",
+)
+
+
 @pytest.fixture(scope="module")
-def handler() -> Any:
-    # The real Lambda entry point with the default settings (demo business, its manifest, memory sessions).
-    return importlib.import_module("mcp_lambda.handler").handler
+def handler() -> Iterator[Any]:
+    """The real Lambda entry point, built fresh from the default settings (a cold start)."""
+    module = importlib.import_module("mcp_lambda.handler")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in SETTINGS_VARIABLES:
+            patch.delenv(name, raising=False)
+        get_settings.cache_clear()
+        yield importlib.reload(module).handler
+    get_settings.cache_clear()
+    importlib.reload(module)  # leave a handler built from the untouched environment for other tests
 
 
 def _check_wire(step: Step, seen: dict[str, Any]) -> None:

@@ -94,7 +94,9 @@ def test_registered_secret_values_are_masked_in_formatted_lines() -> None:
 
 
 def test_tool_call_lines_carry_the_section_5_fields() -> None:
-    legacy = LegacyClient(LambdaClient(build_handler(TEST_BUSINESS, Settings(business="testbiz"))), "2025-03-26")
+    legacy = LegacyClient(
+        LambdaClient(build_handler(TEST_BUSINESS, Settings(business="testbiz"))), "2025-03-26"
+    )
     legacy.initialize()
     with captured(TEST_BUSINESS.name) as stream:
         legacy.request(
@@ -271,7 +273,10 @@ def test_platform_call_logs_interface_status_code_duration_and_log_id(platform: 
     client = PlatformApiClient(platform, get_logger("testbiz"))
     with captured("testbiz") as stream:
         response = client.call(
-            "user.profile", "/open/v1/profile", json_body={"code": "login-code-123"}, headers={"authorization": "Bearer t0k"}
+            "user.profile",
+            "/open/v1/profile",
+            json_body={"code": "login-code-123"},
+            headers={"authorization": "Bearer t0k"},
         )
     line = _lines(stream)[-1]
 
