@@ -205,12 +205,17 @@ def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
     )
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("service", choices=["dynamodb", "moto"])
     parser.add_argument("--port", type=int, default=None)
     args = parser.parse_args(argv)
     service = dynamodb_local(args.port) if args.service == "dynamodb" else moto_server(args.port)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops the child service too, like Ctrl-C
     with service:
         print(f"{service.name} listening on {service.endpoint_url} (Ctrl-C stops it)", flush=True)
         with contextlib.suppress(KeyboardInterrupt):

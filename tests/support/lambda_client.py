@@ -15,6 +15,8 @@ from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business
 
+from .wire import check_error_shape, check_legacy, check_modern
+
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 POST_HEADERS = {
@@ -81,9 +83,11 @@ class Reply:
 class LambdaClient:
     """Sends HTTP requests to the handler as API Gateway would, one event per request."""
 
-    def __init__(self, handler: LambdaHandler, path: str = "/mcp") -> None:
+    def __init__(self, handler: LambdaHandler, path: str = "/mcp", oracle: bool = True) -> None:
         self.handler = handler
         self.path = path
+        # Validate every server message against the official wire types (tests/support/wire.py).
+        self.oracle = oracle
 
     def send(
         self,
@@ -92,24 +96,53 @@ class LambdaClient:
         headers: dict[str, str] | None = None,
         *,
         raw: str | bytes | None = None,
-        replace_headers: bool = False,
         authorizer: dict[str, Any] | None = None,
     ) -> Reply:
-        if replace_headers:
-            merged = dict(headers or {})
-        else:
-            base = POST_HEADERS if method == "POST" else {"host": "localhost"}
-            merged = {**base, **(headers or {})}
+        base = POST_HEADERS if method == "POST" else {"host": "localhost"}
+        merged = {**base, **(headers or {})}
         merged = {k: v for k, v in merged.items() if v is not None}
         payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
         response = self.handler(
             http_event(method, self.path, merged, payload, authorizer=authorizer), LocalContext()
         )
         lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-        return Reply(int(response["statusCode"]), lowered, response_body(response))
+        reply = Reply(int(response["statusCode"]), lowered, response_body(response))
+        if self.oracle:
+            check_reply(merged, body if raw is None else None, reply)
+        return reply
 
     def post(self, body: Any = None, headers: dict[str, str] | None = None, **kwargs: Any) -> Reply:
         return self.send("POST", body, headers, **kwargs)
+
+
+LEGACY_HEADER_VALUES = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+def check_reply(headers: dict[str, str], request: Any, reply: Reply) -> None:
+    """Every JSON body the server sends must be a valid message of the era the request was routed to."""
+    if not reply.raw or reply.headers.get("content-type", "").startswith("text/html"):
+        return
+    if reply.status in (403, 404, 406, 413, 415) and reply.headers.get("content-type", "").startswith(
+        "application/json"
+    ):
+        body = reply.body
+        if isinstance(body, dict) and "detail" in body:
+            return  # Starlette's own 404 for another path: not an MCP message
+        check_error_shape(body)
+        if reply.status != 404:
+            return
+    version = {k.lower(): v for k, v in headers.items()}.get("mcp-protocol-version")
+    modern = version is not None and version.strip() not in LEGACY_HEADER_VALUES
+    method = request.get("method") if isinstance(request, dict) else None
+    if reply.headers.get("content-type", "").startswith("text/event-stream"):
+        messages: Any = reply.sse_messages
+    else:
+        messages = reply.body
+    if modern:
+        for message in messages if isinstance(messages, list) else [messages]:
+            check_modern(message, method if isinstance(method, str) else None)
+    else:
+        check_legacy(messages, method if isinstance(method, str) else None)
 
 
 def meta(version: str = MODERN_VERSION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from .jsonrpc import (
 )
 from .methods import McpMethods
 from .scope import CallScope, Inbound, Outbound
-from .versions import MODERN_VERSIONS
+from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -95,6 +95,15 @@ class ModernEra:
     def _validate(self, inbound: Inbound, request: Request) -> CallScope:
         meta = request.params.get("_meta")
         if not isinstance(meta, dict):
+            header = inbound.header("MCP-Protocol-Version")
+            if header not in MODERN_VERSIONS:
+                # Most likely a session client sending a revision this server does not speak: say so.
+                supported = ", ".join((*LEGACY_VERSIONS, *MODERN_VERSIONS))
+                raise RpcError(
+                    INVALID_PARAMS,
+                    f"Unsupported MCP-Protocol-Version header '{header}' (supported: "
+                    f"{supported}); a 2026-07-28 request also needs params._meta",
+                )
             raise RpcError(INVALID_PARAMS, "params._meta is required at protocol version 2026-07-28")
         version = meta.get(META_VERSION)
         if not isinstance(version, str) or not version:
