@@ -176,8 +176,11 @@ def dynamodb_local(port: int | None = None, install_dir: Path | None = None) -> 
     return LocalService("dynamodb-local", command, chosen)
 
 
-def moto_server(port: int | None = None) -> LocalService:
-    """moto's HTTP server (all services on one port); the tests use it for Secrets Manager."""
+def moto_server(port: int | None = None, host: str = HOST) -> LocalService:
+    """moto's HTTP server (all services on one port); the tests use it for Secrets Manager.
+
+    `host` other than 127.0.0.1 is only for `sam local`, whose container reaches the host's address.
+    """
     executable = Path(sys.executable).parent / "moto_server"
     if not executable.exists():
         found = shutil.which("moto_server")
@@ -185,7 +188,7 @@ def moto_server(port: int | None = None) -> LocalService:
             raise ServiceError("moto_server not found; install the dev dependencies (`make venv`)")
         executable = Path(found)
     chosen = port or free_port()
-    return LocalService("moto-server", [str(executable), "-H", HOST, "-p", str(chosen)], chosen)
+    return LocalService("moto-server", [str(executable), "-H", host, "-p", str(chosen)], chosen)
 
 
 def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
@@ -213,8 +216,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("service", choices=["dynamodb", "moto"])
     parser.add_argument("--port", type=int, default=None)
+    parser.add_argument(
+        "--host", default=HOST, help="moto only; DynamoDB Local always listens on all interfaces"
+    )
     args = parser.parse_args(argv)
-    service = dynamodb_local(args.port) if args.service == "dynamodb" else moto_server(args.port)
+    service = dynamodb_local(args.port) if args.service == "dynamodb" else moto_server(args.port, args.host)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops the child service too, like Ctrl-C
     with service:
         print(f"{service.name} listening on {service.endpoint_url} (Ctrl-C stops it)", flush=True)

@@ -59,6 +59,8 @@ def get_logger(service: str) -> Logger:
     """One JSON Powertools Logger per service (= business), created once per container."""
     logger = _LOGGERS.get(service)
     if logger is None:
+        # Our lines never show thread or process fields: skip computing them for every record.
+        logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
         logger = Logger(service=service, logger_formatter=RedactingFormatter())
         _LOGGERS[service] = logger
     return logger
@@ -120,6 +122,7 @@ class ToolTelemetry:
         )
         self.tracing = tracing_enabled() if tracing is None else tracing
         self._tracer = tracer
+        self._metrics: Any = None
 
     @property
     def tracer(self) -> Any:
@@ -155,7 +158,10 @@ class ToolTelemetry:
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
         # One EMF blob per call: the `tool` dimension differs between calls, so it cannot share a flush.
-        metrics = EphemeralMetrics(namespace=self.namespace, service=self.service)
+        # The instance is reused (a flush clears it); building one per call cost ~16 us in `make bench`.
+        if self._metrics is None:
+            self._metrics = EphemeralMetrics(namespace=self.namespace, service=self.service)
+        metrics = self._metrics
         metrics.add_dimension(name="tool", value=record.tool_name)
         metrics.add_metric(name="ToolCalls", unit=MetricUnit.Count, value=1)
         metrics.add_metric(
