@@ -10,23 +10,25 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
+# The main Makefile exports PYTHONPATH=src:. for the app; SAM's own Python (and the pip that sam build runs)
+# must not see it. The region only satisfies boto3: validate needs neither credentials nor network.
+SAM_ENV := env -u PYTHONPATH SAM_CLI_TELEMETRY=0
 
 $(SAM_VENV)/.installed: mk/aws.mk
 	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
-	$(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
+	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet --upgrade pip
+	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
 	touch $@
 
-# Offline checks: --lint needs neither credentials nor network; the region only satisfies boto3.
-validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml (no AWS credentials needed)
-	AWS_DEFAULT_REGION=$(SAM_REGION) SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --template template.yaml
-	$(SAM_VENV)/bin/cfn-lint template.yaml
+validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml (offline, no AWS credentials)
+	$(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) $(SAM) validate --lint --template template.yaml
+	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
 
 # Builds with a local python3.13 (no Docker). Manifests are copied next to the code: MANIFEST_DIR=/var/task/manifest.
 build: $(SAM_VENV)/.installed ## sam build for python3.13/arm64 without Docker (needs pyenv's 3.13)
 	@prefix="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)" && [ -x "$$prefix/bin/python3.13" ] || { \
 	  echo "build: Python $(LAMBDA_PYTHON) not found; run 'pyenv install $(LAMBDA_PYTHON)' (sam build needs python3.13 on PATH)" >&2; exit 1; }; \
-	PATH="$$prefix/bin:$$PATH" AWS_DEFAULT_REGION=$(SAM_REGION) SAM_CLI_TELEMETRY=0 \
+	PATH="$$prefix/bin:$$PATH" $(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) \
 	  $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
 	cp -R manifest $(BUILD_DIR)/McpFunction/manifest
@@ -34,7 +36,7 @@ build: $(SAM_VENV)/.installed ## sam build for python3.13/arm64 without Docker (
 deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build first; needs AWS credentials)
 	@[ -f $(BUILD_DIR)/McpFunction/manifest/$(BUSINESS).yaml ] || { \
 	  echo "deploy: manifest/$(BUSINESS).yaml is not in the build; run 'make build' first" >&2; exit 1; }
-	SAM_CLI_TELEMETRY=0 $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
+	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
 	  --parameter-overrides BusinessName=$(BUSINESS) $(DEPLOY_PARAMS) \
 	  --resolve-s3 --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)
 

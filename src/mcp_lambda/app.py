@@ -59,6 +59,7 @@ def create_app(
     logger = get_logger(business.name)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
+    platform_api = PlatformApiClient.from_settings(settings, logger)
     methods = McpMethods(
         business,
         settings,
@@ -66,8 +67,9 @@ def create_app(
         result_check=result_check,
         output_schemas=output_schemas,
         secrets=build_secret_source(settings),
+        telemetry=ToolTelemetry(business.name),
+        platform_api=platform_api,
     )
-    methods.executor.telemetry = ToolTelemetry(business.name)
     sessions = sessions or build_session_store(settings)
     server = McpServer(methods, sessions, settings.list_ttl_ms)
     endpoint = McpEndpoint(server, settings)
@@ -75,7 +77,7 @@ def create_app(
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
     # For the handler's decorators, `make bench` (sessions.reads/.writes) and tools' platform calls.
     app.state.logger, app.state.sessions = logger, sessions
-    app.state.platform_api = PlatformApiClient.from_settings(settings, logger)
+    app.state.platform_api = platform_api
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)
@@ -91,7 +93,6 @@ def create_app(
             "version": business.version,
             "environment": settings.environment,
             "tool_count": len(business.tools),
-            "session_store": settings.session_store,
         },
     )
     return app

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..observability import ToolTelemetry
+from ..platform_api import PlatformApiClient
 from ..settings import Settings
 from ..tools import Business, ToolContext
 from ..tools.business import InvalidCursor, paginate
@@ -32,12 +34,15 @@ class McpMethods:
         result_check: ResultCheck | None = None,
         output_schemas: dict[str, dict[str, Any]] | None = None,
         secrets: SecretSource | None = None,
+        telemetry: ToolTelemetry | None = None,
+        platform_api: PlatformApiClient | None = None,
     ) -> None:
         self.business = business
         self.settings = settings
         self.logger = logger
         self.secrets = secrets or _NoSecrets()
-        self.executor = ToolExecutor(result_check)
+        self.executor = ToolExecutor(result_check, telemetry)
+        self.platform_api = platform_api
         self.rounds = Rounds(
             settings.request_state_key, self.secrets, settings.environment, settings.request_state_ttl_seconds
         )
@@ -101,6 +106,7 @@ class McpMethods:
             log_level=scope.log_level,
             input_responses=inputs[0],
             request_state=inputs[1],
+            platform_api=self.platform_api,
             extras={"correlation_id": scope.correlation_id},
         )
 

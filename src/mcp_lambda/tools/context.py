@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..platform_api import PlatformApiClient
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -60,6 +63,8 @@ class ToolContext:
     # Multi round-trip (2026-07-28): the client's answers, and the verified state of the previous round.
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     request_state: Mapping[str, Any] | None = None
+    # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
+    platform_api: PlatformApiClient | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def supports(self, capability: str) -> bool:
