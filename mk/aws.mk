@@ -10,6 +10,8 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
+# Test-only code under src/ that CodeUri would otherwise ship (sam build has no exclude list for Python).
+BUILD_EXCLUDE ?= businesses/conformance
 # The main Makefile exports PYTHONPATH=src:. for the app; SAM's own Python (and the pip that sam build runs)
 # must not see it. The region only satisfies boto3: validate needs neither credentials nor network.
 SAM_ENV := env -u PYTHONPATH SAM_CLI_TELEMETRY=0
@@ -25,15 +27,18 @@ validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.y
 	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
 
 # Builds with a local python3.13 (no Docker). Manifests are copied next to the code: MANIFEST_DIR=/var/task/manifest.
-build: $(SAM_VENV)/.installed ## sam build for python3.13/arm64 without Docker (needs pyenv's 3.13)
-	@prefix="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)" && [ -x "$$prefix/bin/python3.13" ] || { \
-	  echo "build: Python $(LAMBDA_PYTHON) not found; run 'pyenv install $(LAMBDA_PYTHON)' (sam build needs python3.13 on PATH)" >&2; exit 1; }; \
-	PATH="$$prefix/bin:$$PATH" $(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) \
-	  $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
-	rm -rf $(BUILD_DIR)/McpFunction/manifest
+build: $(SAM_VENV)/.installed ## sam build for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH)
+	@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
+	[ -x "$$py" ] || py="$$(command -v python3.13 || true)"; \
+	[ -n "$$py" ] || { echo "build: Python 3.13 not found; run 'pyenv install $(LAMBDA_PYTHON)'" \
+	  "(sam build needs python3.13 on PATH to match the Lambda runtime)" >&2; exit 1; }; \
+	echo "build: using $$py"; \
+	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
+	rm -rf $(BUILD_DIR)/McpFunction/manifest $(addprefix $(BUILD_DIR)/McpFunction/,$(BUILD_EXCLUDE))
 	cp -R manifest $(BUILD_DIR)/McpFunction/manifest
 
 deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build first; needs AWS credentials)
+	@[ -d src/businesses/$(BUSINESS) ] || { echo "deploy: src/businesses/$(BUSINESS) does not exist" >&2; exit 1; }
 	@[ -f $(BUILD_DIR)/McpFunction/manifest/$(BUSINESS).yaml ] || { \
 	  echo "deploy: manifest/$(BUSINESS).yaml is not in the build; run 'make build' first" >&2; exit 1; }
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
