@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT.parent / "shared" / "tools" / "mcp-conformance"
+SUITE = ROOT / "scripts" / "mcp-conformance"  # the team runner when present, else a pinned npm install
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}
 
 

@@ -9,12 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE = ROOT.parent / "shared" / "tools" / "mcp-conformance"
-
-pytestmark = [
-    pytest.mark.interop,
-    pytest.mark.skipif(not SUITE.exists(), reason=f"conformance runner missing at {SUITE}"),
-]
+pytestmark = pytest.mark.interop
 
 
 @pytest.mark.timeout(900)

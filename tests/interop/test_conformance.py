@@ -1,4 +1,4 @@
-"""Scenarios of the official conformance suite (`../shared/tools/mcp-conformance`) at 2026-07-28.
+"""Scenarios of the official conformance suite (`scripts/mcp-conformance`) at 2026-07-28.
 
 The runner installs Node 22 and the suite into ~/.cache/mcp-tools on first use (minutes on a clean CI
 machine), hence the long timeout. The full suite is `make conformance`; this runs the endpoint-core subset.
@@ -14,15 +14,12 @@ import pytest
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
-RUNNER = REPO.parent / "shared" / "tools" / "mcp-conformance"
+RUNNER = REPO / "scripts" / "mcp-conformance"
 SCENARIOS = ["server-stateless", "tools-list", "dns-rebinding-protection"]
 # Checks that need the conformance business's fixture tools; the demo business is expected to fail only these.
 EXPECTED_FAILURES = Path(__file__).with_name("expected-failures-demo.yml")
 
 
-@pytest.mark.skipif(
-    not RUNNER.exists(), reason=f"conformance runner not found at {RUNNER} (../shared is absent)"
-)
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_conformance_scenario_passes(server_url: str, scenario: str, tmp_path: Path) -> None:

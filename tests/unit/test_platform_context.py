@@ -23,12 +23,27 @@ def where(ctx: ToolContext) -> ToolResult:
 def _call(settings: Settings) -> str:
     asyncio.set_event_loop(asyncio.new_event_loop())
     app = create_app(settings, Business(name="probe", tools=[where]), MemorySessionStore())
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "where", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                                   "io.modelcontextprotocol/clientCapabilities": {}}}}
-    headers = {"content-type": "application/json", "mcp-protocol-version": "2026-07-28",
-               "mcp-method": "tools/call", "mcp-name": "where"}
-    response = Mangum(app, lifespan="off")(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "where",
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "where",
+    }
+    response = Mangum(app, lifespan="off")(
+        http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext()
+    )
     return str(json.loads(response["body"])["result"]["content"][0]["text"])
 
 
