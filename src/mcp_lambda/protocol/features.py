@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..tools.inputs import InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
+from .params import listing, required_string
 from .scope import CallScope
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ class FeatureMethods:
     def __init__(self, methods: McpMethods) -> None:
         self.methods = methods
         self.business = methods.business
+        self._page_size = methods.settings.tools_page_size
 
     def has_resources(self) -> bool:
         return bool(self.business.resources or self.business.resource_templates)
@@ -64,29 +66,14 @@ class FeatureMethods:
         return {"resources/subscribe": self.subscribe, "resources/unsubscribe": self.subscribe}
 
     async def resources_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        from .methods import page_of
-
-        page, next_cursor = page_of(self.business.resources, params, self.methods.settings.tools_page_size)
-        result: dict[str, Any] = {"resources": [spec.to_wire() for spec in page]}
-        if next_cursor:
-            result["nextCursor"] = next_cursor
-        return result
+        return listing("resources", self.business.resources, params, self._page_size, lambda r: r.to_wire())
 
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        from .methods import page_of
-
-        page, next_cursor = page_of(
-            self.business.resource_templates, params, self.methods.settings.tools_page_size
-        )
-        result: dict[str, Any] = {"resourceTemplates": [spec.to_wire() for spec in page]}
-        if next_cursor:
-            result["nextCursor"] = next_cursor
-        return result
+        templates = self.business.resource_templates
+        return listing("resourceTemplates", templates, params, self._page_size, lambda t: t.to_wire())
 
     async def resources_read(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        uri = params.get("uri")
-        if not isinstance(uri, str) or not uri:
-            raise RpcError(INVALID_PARAMS, "params.uri must be a non-empty string")
+        uri = required_string(params, "uri")
         try:
             spec = self.business.resource_for(uri)
         except ResourceNotFound:
@@ -111,18 +98,10 @@ class FeatureMethods:
         return {}
 
     async def prompts_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        from .methods import page_of
-
-        page, next_cursor = page_of(self.business.prompts, params, self.methods.settings.tools_page_size)
-        result: dict[str, Any] = {"prompts": [spec.to_wire() for spec in page]}
-        if next_cursor:
-            result["nextCursor"] = next_cursor
-        return result
+        return listing("prompts", self.business.prompts, params, self._page_size, lambda p: p.to_wire())
 
     async def prompts_get(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        name = params.get("name")
-        if not isinstance(name, str) or not name:
-            raise RpcError(INVALID_PARAMS, "params.name must be a non-empty string")
+        name = required_string(params, "name")
         spec = self.business.prompt(name)
         if spec is None:
             raise RpcError(INVALID_PARAMS, f"Unknown prompt: {name}", data={"name": name})

@@ -9,13 +9,13 @@ from ..observability import ToolTelemetry
 from ..platform_api import PlatformApiClient
 from ..settings import Settings
 from ..tools import Business, ToolContext
-from ..tools.business import InvalidCursor, paginate
 from ..tools.context import LOG_LEVELS, SecretSource, ToolLogger, _NoSecrets
 from ..tools.executor import ResultCheck, ToolExecutor
 from ..tools.inputs import InputRequired
 from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, business_error
 from .features import FeatureMethods
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from .params import listing, required_string
 from .rounds import Rounds
 from .scope import CallScope
 
@@ -122,16 +122,11 @@ class McpMethods:
         return {}
 
     async def tools_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        page, next_cursor = page_of(self.business.tools, params, self.settings.tools_page_size)
-        result: dict[str, Any] = {"tools": [self._tool_wire[spec.name] for spec in page]}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return result
+        tools, page_size = self.business.tools, self.settings.tools_page_size
+        return listing("tools", tools, params, page_size, lambda spec: self._tool_wire[spec.name])
 
     async def tools_call(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        name = params.get("name")
-        if not isinstance(name, str) or not name:
-            raise RpcError(INVALID_PARAMS, "params.name must be a non-empty string")
+        name = required_string(params, "name")
         spec = self.business.tool(name)
         if spec is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
@@ -150,16 +145,6 @@ class McpMethods:
                 ).to_wire()
             return self.rounds.input_required(scope, "tools/call", name, result)
         return result.to_wire()
-
-
-def page_of(items: Any, params: dict[str, Any], page_size: int) -> tuple[list[Any], str | None]:
-    cursor = params.get("cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise RpcError(INVALID_PARAMS, "params.cursor must be a string")
-    try:
-        return paginate(items, cursor, page_size)
-    except InvalidCursor as exc:
-        raise RpcError(INVALID_PARAMS, f"params.cursor: {exc}") from None
 
 
 def _tool_call_id(meta: dict[str, Any]) -> str | None:
