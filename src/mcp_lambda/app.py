@@ -41,6 +41,9 @@ def bind_business_manifest(
     """The manifest's result check and output schemas; a business without a manifest file is served unchecked."""
     path = manifest_path(settings, business)
     if not path.exists():
+        logging.getLogger("mcp_lambda").warning(
+            "no manifest for business '%s': tool results are served unchecked", business.name
+        )
         return None, {}
     from .manifest import bind_manifest  # raises ManifestError at start when the manifest is invalid
 
