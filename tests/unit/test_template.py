@@ -206,3 +206,16 @@ def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     declared = {re.split(r"[\[=<>~ ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]}
 
     assert declared <= bundled
+
+
+def test_cors_preflight_is_answered_only_for_the_allowed_origins(template: dict[str, Any]) -> None:
+    api = template["Resources"]["McpApi"]["Properties"]
+    condition, cors, otherwise = api["CorsConfiguration"]["Fn::If"]
+    assert condition == "HasBrowserOrigins"
+    assert template["Conditions"]["HasBrowserOrigins"] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "AllowedOrigins"}, ""]}]
+    }
+    assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "AllowedOrigins"}]}
+    assert set(cors["AllowMethods"]) == {"POST", "GET", "DELETE"}
+    assert "mcp-session-id" in cors["ExposeHeaders"]
+    assert otherwise == {"Ref": "AWS::NoValue"}
