@@ -9,7 +9,7 @@ BUSINESS ?= demo
 export PYTHONPATH := $(CURDIR)/src:$(CURDIR)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test unit lint fmt bench events clean
+.PHONY: help venv run test unit lint fmt bench events new-business clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
@@ -45,6 +45,10 @@ bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+M
 
 events: venv ## regenerate the saved API Gateway events and expected responses under events/
 	$(PY) scripts/record_events.py
+
+new-business: venv ## scaffold src/businesses/NAME and manifest/NAME.yaml (a working starting point)
+	@[ -n "$(NAME)" ] || { echo "new-business: NAME is required, e.g. make new-business NAME=shop" >&2; exit 2; }
+	$(PY) scripts/new_business.py "$(NAME)"
 
 clean: ## remove caches and build output
 	rm -rf .pytest_cache .mypy_cache .ruff_cache .aws-sam build
