@@ -117,6 +117,31 @@ MODERN_2026_07_28 = [
 ]
 
 
+def _call(name: str, arguments: dict[str, Any], request_id: int) -> Step:
+    return Step(
+        name, body=rpc("tools/call", {"name": name, "arguments": arguments}, request_id), headers=session()
+    )
+
+
+# The seed's four cases and a business error, in Doubao's own flow (2024-11-05, a session).
+FOUR_CASES = [
+    Step("initialize", body=initialize("2024-11-05"), capture_session="session_id"),
+    Step(
+        "notifications_initialized", body=rpc("notifications/initialized", request_id=None), headers=session()
+    ),
+    _call("search_routes", ROUTE_ARGS, 2),
+    _call("search_routes_for_reference", {"origin": "guomao", "destination": "capital_airport_t3"}, 3),
+    _call("search_products", {"keyword": "cup"}, 4),
+    _call("subscribe_product", {"product_id": "p-1003", "alert": "price_drop", "target_price_yuan": 30}, 5),
+    Step(
+        "search_routes_missing_destination_40001",
+        body=rpc("tools/call", {"name": "search_routes", "arguments": {"origin": "guomao"}}, 6),
+        headers=session(),
+    ),
+    Step("delete_session", method="DELETE", headers=session()),
+]
+
+
 def _b64(value: str) -> str:
     return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
 
@@ -246,6 +271,7 @@ BAD_INPUTS = [
 CONVERSATIONS = {
     "doubao_2024_11_05": DOUBAO_2024_11_05,
     "modern_2026_07_28": MODERN_2026_07_28,
+    "four_cases": FOUR_CASES,
     "bad_inputs": BAD_INPUTS,
 }
 

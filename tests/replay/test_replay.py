@@ -60,7 +60,7 @@ def _check_wire(step: Step, seen: dict[str, Any]) -> None:
 
 
 def test_the_three_conversations_are_saved() -> None:
-    assert {"doubao_2024_11_05", "modern_2026_07_28", "bad_inputs"} <= set(CONVERSATIONS)
+    assert {"doubao_2024_11_05", "modern_2026_07_28", "four_cases", "bad_inputs"} <= set(CONVERSATIONS)
 
 
 @pytest.mark.parametrize("conversation", CONVERSATIONS)
