@@ -150,3 +150,23 @@ def test_capabilities_match_what_is_served() -> None:
     caps = body["result"]["capabilities"]
     assert set(caps) == {"tools", "resources", "prompts", "completions"}
     assert "subscribe" not in caps["resources"]
+
+
+def test_oversized_client_capabilities_are_refused_not_stored() -> None:
+    caller = Caller()
+    status, headers, raw = caller.raw(
+        {},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {"x": "y" * 20_000},
+                "clientInfo": {"name": "c"},
+            },
+        },
+    )
+    body = json.loads(raw)
+    assert status == 200 and "mcp-session-id" not in headers
+    assert body["error"]["code"] == -32602 and "params.capabilities" in body["error"]["message"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..sessions import Session, SessionStore, SessionStoreUnavailable, open_session
@@ -23,6 +24,7 @@ from .scope import CallScope, Inbound, Outbound
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 
 SESSION_HEADER = "mcp-session-id"
+MAX_STORED_CLIENT_BYTES = 16 * 1024
 
 
 class _Reject(Exception):
@@ -90,18 +92,34 @@ class LegacyEra:
         version = negotiate_legacy(requested)
         capabilities = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
         client_info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
-        session = open_session(
-            protocol_version=version,
-            business=self.methods.business.name,
-            ttl_seconds=self.sessions.ttl_seconds,
-            client_info=client_info,
-            client_capabilities=capabilities,
-            principal=inbound.principal,
+        stored = len(json.dumps(capabilities, ensure_ascii=False)) + len(
+            json.dumps(client_info, ensure_ascii=False)
         )
-        try:
-            self.sessions.create(session)
-        except SessionStoreUnavailable as exc:
-            return _unavailable(request.id, exc)
+        if stored > MAX_STORED_CLIENT_BYTES:
+            # Both are kept in the session item (DynamoDB items stop at 400 KB): refuse, do not truncate.
+            error = RpcError(
+                INVALID_PARAMS,
+                f"params.capabilities and params.clientInfo together exceed {MAX_STORED_CLIENT_BYTES} bytes",
+            )
+            return Outbound(200, error_response(request.id, error))
+        for _attempt in range(3):  # an id is never overwritten; a (192-bit) collision just draws another
+            session = open_session(
+                protocol_version=version,
+                business=self.methods.business.name,
+                ttl_seconds=self.sessions.ttl_seconds,
+                client_info=client_info,
+                client_capabilities=capabilities,
+                principal=inbound.principal,
+            )
+            try:
+                self.sessions.create(session)
+                break
+            except SessionStoreUnavailable as exc:
+                return _unavailable(request.id, exc)
+            except ValueError:
+                continue
+        else:
+            return _unavailable(request.id, SessionStoreUnavailable("could not mint a unique session id"))
         server_info = dict(self.server_info)
         if version < "2025-06-18":
             server_info.pop("title", None)
