@@ -42,3 +42,21 @@ def test_an_id_collision_mints_another_id() -> None:
     assert response["statusCode"] == 200
     assert session_id != store.refused[0]
     assert store.get(session_id) is not None
+
+
+def test_a_session_id_we_could_never_have_minted_is_404_without_a_store_lookup() -> None:
+    asyncio.set_event_loop(asyncio.new_event_loop())
+
+    class Untouchable(MemorySessionStore):
+        def get(self, session_id: str) -> Session | None:
+            raise AssertionError("the store must not be asked")
+
+    app = create_app(Settings(business="conformance"), BUSINESS, Untouchable())
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    for bad in ("x" * 3000, "has space"):
+        event = http_event(
+            "POST", "/mcp", {"content-type": "application/json", "mcp-session-id": bad}, json.dumps(body)
+        )
+        response = Mangum(app, lifespan="off")(event, LocalContext())
+        assert response["statusCode"] == 404
+        assert json.loads(response["body"])["id"] == 7

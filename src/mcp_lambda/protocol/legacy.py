@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..sessions import Session, SessionStore, SessionStoreUnavailable, open_session
@@ -25,6 +26,7 @@ from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 
 SESSION_HEADER = "mcp-session-id"
 MAX_STORED_CLIENT_BYTES = 16 * 1024
+SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
 
 
 class _Reject(Exception):
@@ -136,6 +138,9 @@ class LegacyEra:
         session_id = inbound.header(SESSION_HEADER)
         if not session_id:
             raise _Reject(400, RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required"))
+        if not SESSION_ID_SHAPE.fullmatch(session_id):
+            # Never one of ours (and never sent to the store, whose key limits would turn it into a 5xx).
+            raise _Reject(404, RpcError(SESSION_NOT_FOUND, "Session not found"))
         try:
             session = self.sessions.get(session_id)
             if session is None or session.principal != inbound.principal:
