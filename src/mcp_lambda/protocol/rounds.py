@@ -56,7 +56,7 @@ class Rounds:
                 raise RpcError(INVALID_PARAMS, "params.inputResponses must be an object")
             for key, value in raw.items():
                 if not isinstance(value, dict):
-                    raise RpcError(INVALID_PARAMS, f"params.inputResponses.{key} must be an object")
+                    raise RpcError(INVALID_PARAMS, f"params.inputResponses.{key[:64]} must be an object")
             responses = raw
         state = None
         if params.get("requestState") is not None:

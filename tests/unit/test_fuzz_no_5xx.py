@@ -1,0 +1,133 @@
+"""Property: whatever a client sends, the handler answers without a 5xx and without leaking internals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mangum import Mangum
+
+from businesses.conformance import BUSINESS
+from mcp_lambda.app import create_app
+from mcp_lambda.local.events import LocalContext, http_event
+from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.settings import Settings
+
+asyncio.set_event_loop(asyncio.new_event_loop())
+HANDLER = Mangum(
+    create_app(Settings(business="conformance", request_state_key="k" * 32), BUSINESS, MemorySessionStore()),
+    lifespan="off",
+)
+METHODS = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/read",
+    "prompts/get",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "notifications/initialized",
+    "nope",
+]
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20))
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+messages = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "1.0", None]), "method": st.sampled_from(METHODS)},
+    optional={"id": st.one_of(st.integers(), st.text(max_size=5), st.none()), "params": json_values},
+)
+headers = st.fixed_dictionaries(
+    {},
+    optional={
+        "mcp-protocol-version": st.sampled_from(
+            ["2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28", "x", ""]
+        ),
+        "mcp-session-id": st.text(max_size=40),
+        "mcp-method": st.sampled_from(METHODS),
+        "mcp-name": st.text(max_size=20),
+        "accept": st.sampled_from(["application/json", "text/event-stream", "*/*", "text/html"]),
+    },
+)
+
+
+def _send(body: Any, extra: dict[str, str]) -> dict[str, Any]:
+    event = http_event("POST", "/mcp", {"content-type": "application/json", **extra}, json.dumps(body))
+    return HANDLER(event, LocalContext())  # type: ignore[no-any-return]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=st.one_of(messages, json_values, st.lists(messages, max_size=3)), extra=headers)
+def test_no_request_gets_a_5xx_or_a_traceback(body: Any, extra: dict[str, str]) -> None:
+    clean = {k: v for k, v in extra.items() if v.isprintable() and "\n" not in v}
+    response = _send(body, clean)
+    assert response["statusCode"] < 500, response
+    assert "Traceback" not in (response.get("body") or "")
+
+
+TOOLS = [spec.name for spec in BUSINESS.tools]
+PROMPTS = [spec.name for spec in BUSINESS.prompts]
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"sampling": {}, "elicitation": {}, "roots": {}},
+}
+modern_calls = st.one_of(
+    st.tuples(
+        st.just("tools/call"),
+        st.sampled_from(TOOLS),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "arguments": json_values,
+                "inputResponses": json_values,
+                "requestState": st.one_of(st.text(max_size=30), json_values),
+            },
+        ),
+    ),
+    st.tuples(
+        st.just("prompts/get"),
+        st.sampled_from(PROMPTS),
+        st.fixed_dictionaries({}, optional={"arguments": json_values, "inputResponses": json_values}),
+    ),
+    st.tuples(
+        st.just("resources/read"),
+        st.sampled_from(["test://static-text", "test://template/1/data", "x:y"]),
+        st.just({}),
+    ),
+    st.tuples(
+        st.sampled_from(["tools/list", "prompts/list", "resources/list", "completion/complete"]),
+        st.none(),
+        st.fixed_dictionaries(
+            {}, optional={"cursor": json_values, "ref": json_values, "argument": json_values}
+        ),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call=modern_calls)
+def test_well_framed_2026_requests_with_any_params_never_get_a_5xx(
+    call: tuple[str, Any, dict[str, Any]],
+) -> None:
+    method, target, params = call
+    params = dict(params)
+    wire_headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": method}
+    if target is not None:
+        params["uri" if method == "resources/read" else "name"] = target
+        wire_headers["mcp-name"] = target
+    params["_meta"] = META
+    response = _send({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, wire_headers)
+    assert response["statusCode"] < 500, response
+    body = json.loads(response["body"]) if response.get("body", "").startswith("{") else {}
+    assert "Traceback" not in response.get("body", "")
+    if "error" in body:
+        assert body["error"]["code"] != -32603 or "error id" in body["error"]["message"], body
