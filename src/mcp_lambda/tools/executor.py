@@ -52,13 +52,13 @@ class ToolExecutor:
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult | InputRequired:
         with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
-            result = await self._run(spec, arguments, ctx)
-            record.outcome = outcome_of(result)
+            result, record.outcome = await self._run(spec, arguments, ctx)
         return result
 
     async def _run(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
-    ) -> ToolResult | InputRequired:
+    ) -> tuple[ToolResult | InputRequired, str]:
+        """The result and its outcome, exactly as the log lines report it."""
         log = ctx.logger
         started = time.perf_counter()
         # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
@@ -66,6 +66,25 @@ class ToolExecutor:
         base = {"request_id": correlation_id, "jsonrpc_id": ctx.request_id, "tool_name": spec.name}
         if ctx.tool_call_id:
             base["tool_call_id"] = ctx.tool_call_id
+
+        def failed(code: int, error_type: str, *, stack: bool = False, **fields: Any) -> None:
+            extra = {
+                **base,
+                "event": "mcp_tool_call_failed",
+                **fields,
+                "error_type": error_type,
+                "outcome": "system_error",
+                "code": code,
+                "duration_ms": _ms(started),
+            }
+            (log.exception if stack else log.error)("mcp_tool_call_failed", extra=extra)
+
+        def internal_error(error_type: str, stack: bool) -> tuple[ToolResult, str]:
+            error_id = secrets.token_hex(8)  # the client gets the id, the log gets the type (and stack)
+            failed(INTERNAL_ERROR, error_type, stack=stack, error_id=error_id)
+            message = f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
+            return business_error(INTERNAL_ERROR, message), "system_error"
+
         log.info(
             "mcp_tool_call_started",
             extra={
@@ -88,23 +107,8 @@ class ToolExecutor:
                 SECRET_UNAVAILABLE, f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}."
             )
             outcome, error_type = "system_error", "SecretUnavailable"
-        except Exception as exc:  # the one catch-all: the client gets an id, the log gets the type and stack
-            error_id = secrets.token_hex(8)
-            log.exception(
-                "mcp_tool_call_failed",
-                extra={
-                    **base,
-                    "event": "mcp_tool_call_failed",
-                    "error_id": error_id,
-                    "error_type": type(exc).__name__,
-                    "outcome": "system_error",
-                    "code": INTERNAL_ERROR,
-                    "duration_ms": _ms(started),
-                },
-            )
-            return business_error(
-                INTERNAL_ERROR, f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
-            )
+        except Exception as exc:  # the one catch-all for a tool's exceptions
+            return internal_error(type(exc).__name__, stack=True)
         if isinstance(result, InputRequired):
             log.info(
                 "mcp_tool_call_finished",
@@ -116,40 +120,14 @@ class ToolExecutor:
                     "duration_ms": _ms(started),
                 },
             )
-            return result
+            return result, "input_required"
         if not isinstance(result, ToolResult):
-            error_id = secrets.token_hex(8)
-            log.error(
-                "mcp_tool_call_failed",
-                extra={
-                    **base,
-                    "event": "mcp_tool_call_failed",
-                    "error_id": error_id,
-                    "error_type": "BadReturnType",
-                    "outcome": "system_error",
-                    "code": INTERNAL_ERROR,
-                    "duration_ms": _ms(started),
-                },
-            )
-            return business_error(
-                INTERNAL_ERROR, f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
-            )
+            return internal_error("BadReturnType", stack=False)
         if self.result_check is not None and outcome == "success":
             violations = self.result_check(spec.name, result)
             if violations:
-                log.error(
-                    "mcp_tool_call_failed",
-                    extra={
-                        **base,
-                        "event": "mcp_tool_call_failed",
-                        "outcome": "system_error",
-                        "code": RESULT_VIOLATES_MANIFEST,
-                        "error_type": "ManifestViolation",
-                        "violations": violations[:20],
-                        "duration_ms": _ms(started),
-                    },
-                )
-                return business_error(RESULT_VIOLATES_MANIFEST, "; ".join(violations))
+                failed(RESULT_VIOLATES_MANIFEST, "ManifestViolation", violations=violations[:20])
+                return business_error(RESULT_VIOLATES_MANIFEST, "; ".join(violations)), "system_error"
         if result.is_error and outcome == "success":
             outcome = "business_error"
         code = (
@@ -171,7 +149,7 @@ class ToolExecutor:
                 "duration_ms": _ms(started),
             },
         )
-        return result
+        return result, outcome
 
     async def _invoke(self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
         if spec.arguments is not None:
@@ -185,21 +163,6 @@ class ToolExecutor:
         if spec.is_async:
             return await spec.fn(**kwargs)
         return spec.fn(**kwargs)
-
-
-def outcome_of(result: ToolResult | InputRequired) -> str:
-    """The outcome as logged, recovered from the result (for the tracing annotation and metrics)."""
-    if not isinstance(result, ToolResult):
-        return "input_required"
-    if not result.is_error:
-        return "success"
-    content = result.structured_content
-    code = content.get("code") if isinstance(content, dict) else None
-    if code == INVALID_ARGUMENTS:
-        return "invalid_arguments"
-    if code in (INTERNAL_ERROR, RESULT_VIOLATES_MANIFEST, SECRET_UNAVAILABLE):
-        return "system_error"
-    return "business_error"
 
 
 def _ms(started: float) -> float:
