@@ -79,10 +79,8 @@ class FeatureMethods:
         except ResourceNotFound:
             code = INVALID_PARAMS if scope.era == "modern" else RESOURCE_NOT_FOUND
             raise RpcError(code, f"Resource not found: {uri}", data={"uri": uri}) from None
-        inputs = (
-            self.methods.rounds.inputs(params, "resources/read", uri) if scope.era == "modern" else ({}, None)
-        )
-        ctx = self.methods.context(scope, uri, params, inputs)
+        inputs = self.methods.rounds.inputs(scope, params, "resources/read", uri)
+        ctx = self.methods.context(scope, uri, inputs)
         value = await self._guarded(spec.fn, spec.kwargs(uri, ctx), "resources/read", uri)
         if isinstance(value, InputRequired):
             return self._ask(scope, "resources/read", uri, value)
@@ -113,11 +111,9 @@ class FeatureMethods:
             raise RpcError(INVALID_PARAMS, f"Missing required prompt arguments: {', '.join(missing)}")
         known = {a["name"] for a in spec.arguments}
         kwargs: dict[str, Any] = {k: v for k, v in arguments.items() if k in known}
-        inputs = (
-            self.methods.rounds.inputs(params, "prompts/get", name) if scope.era == "modern" else ({}, None)
-        )
+        inputs = self.methods.rounds.inputs(scope, params, "prompts/get", name)
         if spec.context_param:
-            kwargs[spec.context_param] = self.methods.context(scope, name, params, inputs)
+            kwargs[spec.context_param] = self.methods.context(scope, name, inputs)
         messages = await self._guarded(spec.fn, kwargs, "prompts/get", name)
         if isinstance(messages, InputRequired):
             return self._ask(scope, "prompts/get", name, messages)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..observability import ToolTelemetry
@@ -83,14 +83,9 @@ class McpMethods:
         return handler
 
     def context(
-        self,
-        scope: CallScope,
-        name: str,
-        params: dict[str, Any],
-        inputs: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None),
+        self, scope: CallScope, name: str, inputs: tuple[dict[str, Any], dict[str, Any] | None]
     ) -> ToolContext:
-        """The ToolContext for one call (tools, prompts and resources share it)."""
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        """The ToolContext for one call (tools, prompts and resources share it); `_meta` comes from the scope."""
         return ToolContext(
             request_id=scope.request_id,
             tool_name=name,
@@ -98,9 +93,9 @@ class McpMethods:
             protocol_version=scope.protocol_version,
             logger=self.logger,
             session_id=scope.session.session_id if scope.session else None,
-            tool_call_id=_tool_call_id(meta or {}),
+            tool_call_id=_tool_call_id(scope.meta),
             client_capabilities=scope.client_capabilities,
-            meta=meta or {},
+            meta=scope.meta,
             secrets=self.secrets,
             notify=scope.notify,
             log_level=scope.log_level,
@@ -135,8 +130,8 @@ class McpMethods:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
-        inputs = self.rounds.inputs(params, "tools/call", name) if scope.era == "modern" else ({}, None)
-        result = await self.executor.run(spec, arguments, self.context(scope, name, params, inputs))
+        inputs = self.rounds.inputs(scope, params, "tools/call", name)
+        result = await self.executor.run(spec, arguments, self.context(scope, name, inputs))
         if isinstance(result, InputRequired):
             if scope.era != "modern":
                 return business_error(
@@ -147,7 +142,7 @@ class McpMethods:
         return result.to_wire()
 
 
-def _tool_call_id(meta: dict[str, Any]) -> str | None:
+def _tool_call_id(meta: Mapping[str, Any]) -> str | None:
     for key in ("tool_call_id", "toolCallId", "io.modelcontextprotocol/toolCallId"):
         value = meta.get(key)
         if isinstance(value, str) and value:

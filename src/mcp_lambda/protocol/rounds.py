@@ -46,9 +46,14 @@ class Rounds:
         return self._codec
 
     def inputs(
-        self, params: dict[str, Any], method: str, target: str
+        self, scope: CallScope, params: dict[str, Any], method: str, target: str
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """This round's answers and the previous round's verified state; -32602 when either is malformed."""
+        """This round's answers and the previous round's verified state; -32602 when either is malformed.
+
+        Only the 2026-07-28 era has rounds: a legacy request's fields of the same names are ignored.
+        """
+        if scope.era != "modern":
+            return {}, None
         responses: dict[str, Any] = {}
         if "inputResponses" in params:
             raw = params["inputResponses"]
