@@ -48,10 +48,8 @@ class LegacyEra:
             return
         try:
             self.sessions.set_log_level(scope.session.session_id, level)
-        except SessionStoreUnavailable:
-            raise RpcError(
-                SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later"
-            ) from None
+        except SessionStoreUnavailable as exc:
+            raise _unavailable_reject(exc).error from None
 
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body
@@ -64,7 +62,7 @@ class LegacyEra:
                 return Outbound(400, error_response(recover_id(body), exc))
             if isinstance(message, Request) and message.method == "initialize":
                 return self._initialize(inbound, message)
-            session = self._session(inbound, recover_id(body))
+            session = self._session(inbound)
             if not isinstance(message, Request):
                 return Outbound(202)
             return await self._request(inbound, session, message)
@@ -77,7 +75,7 @@ class LegacyEra:
 
     async def delete(self, inbound: Inbound) -> Outbound:
         try:
-            session = self._session(inbound, None)
+            session = self._session(inbound, touch=False)  # about to go: no point extending it
             self.sessions.delete(session.session_id)
         except SessionStoreUnavailable as exc:
             return _unavailable(None, exc)
@@ -134,7 +132,7 @@ class LegacyEra:
             result["instructions"] = self.methods.business.instructions
         return Outbound(200, result_response(request.id, result), {SESSION_HEADER: session.session_id})
 
-    def _session(self, inbound: Inbound, request_id: Any) -> Session:
+    def _session(self, inbound: Inbound, touch: bool = True) -> Session:
         session_id = inbound.header(SESSION_HEADER)
         if not session_id:
             raise _Reject(400, RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required"))
@@ -146,13 +144,9 @@ class LegacyEra:
             if session is None or session.principal != inbound.principal:
                 # A session bound to another caller answers exactly like one that does not exist.
                 raise _Reject(404, RpcError(SESSION_NOT_FOUND, "Session not found"))
-            return self.sessions.touch(session)
+            return self.sessions.touch(session) if touch else session
         except SessionStoreUnavailable as exc:
-            raise _Reject(
-                503,
-                RpcError(SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later"),
-                {"retry-after": str(exc.retry_after_seconds)},
-            ) from None
+            raise _unavailable_reject(exc) from None
 
     async def _request(self, inbound: Inbound, session: Session, request: Request) -> Outbound:
         scope = self._scope(inbound, session, request)
@@ -182,7 +176,7 @@ class LegacyEra:
             return error_response(request.id, exc)
 
     async def _batch(self, inbound: Inbound, items: list[Any]) -> Outbound:
-        session = self._session(inbound, None)
+        session = self._session(inbound)
         version = inbound.header("mcp-protocol-version") or session.protocol_version or HEADERLESS_VERSION
         if version not in BATCH_VERSIONS:
             error = RpcError(
@@ -210,6 +204,11 @@ class LegacyEra:
         return Outbound(200, responses) if responses else Outbound(202)
 
 
-def _unavailable(request_id: Any, exc: SessionStoreUnavailable) -> Outbound:
+def _unavailable_reject(exc: SessionStoreUnavailable) -> _Reject:
     error = RpcError(SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later")
-    return Outbound(503, error_response(request_id, error), {"retry-after": str(exc.retry_after_seconds)})
+    return _Reject(503, error, {"retry-after": str(exc.retry_after_seconds)})
+
+
+def _unavailable(request_id: Any, exc: SessionStoreUnavailable) -> Outbound:
+    reject = _unavailable_reject(exc)
+    return Outbound(reject.status, error_response(request_id, reject.error), reject.headers)
