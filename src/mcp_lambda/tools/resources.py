@@ -34,6 +34,16 @@ def contents_for(uri: str, mime_type: str, value: str | bytes) -> dict[str, Any]
     return {"uri": uri, "mimeType": mime_type, "text": value}
 
 
+def _listing_entry(
+    key: str, address: str, name: str, description: str, mime_type: str, title: str | None
+) -> dict[str, Any]:
+    """A resources/list or resources/templates/list entry; only the address key differs between the two."""
+    entry = {key: address, "name": name, "description": description, "mimeType": mime_type}
+    if title:
+        entry["title"] = title
+    return entry
+
+
 @dataclass(frozen=True)
 class ResourceSpec:
     uri: str
@@ -45,15 +55,7 @@ class ResourceSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {
-            "uri": self.uri,
-            "name": self.name,
-            "description": self.description,
-            "mimeType": self.mime_type,
-        }
-        if self.title:
-            wire["title"] = self.title
-        return wire
+        return _listing_entry("uri", self.uri, self.name, self.description, self.mime_type, self.title)
 
     def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
         return {self.context_param: ctx} if self.context_param else {}
@@ -71,15 +73,9 @@ class ResourceTemplateSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {
-            "uriTemplate": self.uri_template,
-            "name": self.name,
-            "description": self.description,
-            "mimeType": self.mime_type,
-        }
-        if self.title:
-            wire["title"] = self.title
-        return wire
+        return _listing_entry(
+            "uriTemplate", self.uri_template, self.name, self.description, self.mime_type, self.title
+        )
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self.pattern.fullmatch(uri)
