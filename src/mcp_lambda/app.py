@@ -13,13 +13,13 @@ from starlette.responses import Response
 from .observability import ToolTelemetry, get_logger, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpMethods, McpServer
+from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
 from .tools import Business, load_business
 from .tools.executor import ResultCheck
-from .transport import McpEndpoint
-from .transport.http import _error
+from .transport import McpEndpoint, http_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,7 +87,7 @@ def create_app(
     async def internal_error(request: Request, exc: Exception) -> Response:
         # The last line of defence: log the stack, never send it.
         logging.getLogger("mcp_lambda").exception("unhandled error", exc_info=exc)
-        return _error(500, -32603, "Internal error")
+        return http_error(500, INTERNAL_ERROR, "Internal error")
 
     logger.info(
         "server_started",

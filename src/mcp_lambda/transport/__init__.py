@@ -1,5 +1,5 @@
 """HTTP only: headers, Origin, content negotiation, status mapping, SSE framing."""
 
-from .http import McpEndpoint, to_response
+from .http import McpEndpoint, http_error, to_response
 
-__all__ = ["McpEndpoint", "to_response"]
+__all__ = ["McpEndpoint", "http_error", "to_response"]

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..protocol import Inbound, McpServer, Outbound
-from ..protocol.jsonrpc import INVALID_REQUEST, PARSE_ERROR
+from ..protocol.jsonrpc import INVALID_REQUEST, PARSE_ERROR, RpcError, error_response
 from ..settings import Settings
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
@@ -23,9 +23,10 @@ def _json_bytes(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
-def _error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
-    return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
+def http_error(status: int, code: int, message: str) -> Response:
+    """A JSON-RPC error (no id: the request was refused before it was read) with an HTTP status."""
+    body = error_response(None, RpcError(code, message))
+    return Response(_json_bytes(body), status_code=status, media_type="application/json")
 
 
 def principal_of(request: Request) -> str | None:
@@ -57,9 +58,9 @@ class McpEndpoint:
     async def __call__(self, request: Request) -> Response:
         headers = request.headers
         if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
-            return _error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed")
+            return http_error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed")
         if not host_allowed(headers.get("host"), self.settings.allowed_hosts):
-            return _error(403, INVALID_REQUEST, "Forbidden: Host is not allowed")
+            return http_error(403, INVALID_REQUEST, "Forbidden: Host is not allowed")
         body: Any = None
         if request.method == "POST":
             rejected = self._check_post_headers(request)
@@ -67,7 +68,7 @@ class McpEndpoint:
                 return rejected
             raw = await request.body()
             if len(raw) > self.settings.max_body_bytes:
-                return _error(
+                return http_error(
                     413,
                     INVALID_REQUEST,
                     f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
@@ -75,9 +76,9 @@ class McpEndpoint:
             try:
                 body = json.loads(raw)
             except (UnicodeDecodeError, ValueError):
-                return _error(400, PARSE_ERROR, "Parse error: the body is not valid JSON")
+                return http_error(400, PARSE_ERROR, "Parse error: the body is not valid JSON")
             except RecursionError:
-                return _error(400, PARSE_ERROR, "Parse error: the body is nested too deeply")
+                return http_error(400, PARSE_ERROR, "Parse error: the body is nested too deeply")
         inbound = Inbound(
             http_method=request.method,
             headers={k.lower(): v for k, v in headers.items()},
@@ -91,16 +92,16 @@ class McpEndpoint:
     def _check_post_headers(self, request: Request) -> Response | None:
         headers = request.headers
         if not accepts_json(headers.get("accept")):
-            return _error(
+            return http_error(
                 406, INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json"
             )
         if not is_json_content_type(headers.get("content-type")):
-            return _error(
+            return http_error(
                 415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
             )
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.settings.max_body_bytes:
-            return _error(
+            return http_error(
                 413,
                 INVALID_REQUEST,
                 f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
