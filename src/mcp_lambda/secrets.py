@@ -12,17 +12,10 @@ from typing import Any
 
 from .observability import register_secret_value
 from .settings import Settings
-from .tools.context import SecretSource, SecretUnavailable
+from .tools.context import NoSecrets, SecretSource, SecretUnavailable
 
 # In Lambda this resolves to /var, which holds no .env.local: the file source is local-only by construction.
 ENV_FILE = Path(__file__).resolve().parents[2] / ".env.local"
-
-
-class NoSecrets:
-    """No secret store configured: every lookup fails with a clear reason."""
-
-    def get(self, name: str) -> str:
-        raise SecretUnavailable(name, "not configured")
 
 
 class SecretsManagerSource:

@@ -9,7 +9,7 @@ from ..observability import ToolTelemetry
 from ..platform_api import PlatformApiClient
 from ..settings import Settings
 from ..tools import Business, ToolContext
-from ..tools.context import LOG_LEVELS, SecretSource, ToolLogger, _NoSecrets
+from ..tools.context import LOG_LEVELS, NoSecrets, SecretSource, ToolLogger
 from ..tools.executor import ResultCheck, ToolExecutor
 from ..tools.inputs import InputRequired
 from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, business_error
@@ -40,7 +40,7 @@ class McpMethods:
         self.business = business
         self.settings = settings
         self.logger = logger
-        self.secrets = secrets or _NoSecrets()
+        self.secrets = secrets or NoSecrets()
         self.executor = ToolExecutor(result_check, telemetry)
         self.platform_api = platform_api
         self.rounds = Rounds(

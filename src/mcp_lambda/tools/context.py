@@ -26,7 +26,9 @@ class SecretSource(Protocol):
         """The secret's value; raises SecretUnavailable."""
 
 
-class _NoSecrets:
+class NoSecrets:
+    """No secret store configured: every lookup fails with a clear reason."""
+
     def get(self, name: str) -> str:
         raise SecretUnavailable(name, "not configured")
 
@@ -56,7 +58,7 @@ class ToolContext:
     tool_call_id: str | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
-    secrets: SecretSource = field(default_factory=_NoSecrets)
+    secrets: SecretSource = field(default_factory=NoSecrets)
     notify: Callable[[str, dict[str, Any]], None] | None = None
     # The lowest log level the client asked to receive as notifications/message (None: send none).
     log_level: str | None = None
