@@ -66,12 +66,16 @@ def get_logger(service: str) -> Logger:
     return logger
 
 
+def metrics_namespace() -> str:
+    """Powertools' POWERTOOLS_METRICS_NAMESPACE, or our default."""
+    return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
+
+
 def get_metrics(service: str) -> Metrics:
-    """The container's EMF Metrics for the handler decorator (cold start); namespace from Powertools' env var."""
+    """The container's EMF Metrics for the handler decorator (cold start)."""
     metrics = _METRICS.get(service)
     if metrics is None:
-        namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
-        metrics = Metrics(namespace=namespace, service=service)
+        metrics = Metrics(namespace=metrics_namespace(), service=service)
         _METRICS[service] = metrics
     return metrics
 
@@ -117,9 +121,7 @@ class ToolTelemetry:
         tracer: Any = None,
     ) -> None:
         self.service = service
-        self.namespace = (
-            namespace or os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
-        )
+        self.namespace = namespace or metrics_namespace()
         self.tracing = tracing_enabled() if tracing is None else tracing
         self._tracer = tracer
         self._metrics: Any = None
