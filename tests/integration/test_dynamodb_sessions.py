@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -24,11 +21,11 @@ from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda.app import create_app
+from mcp_lambda.local.process import running_server
 from mcp_lambda.sessions import open_session
 from mcp_lambda.sessions.dynamodb import CLIENT_CONFIG, DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.settings import Settings
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 TTL = 600
 JWT = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
 OTHER_JWT = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
@@ -279,28 +276,8 @@ def test_unreachable_dynamodb_answers_503_then_recovers_when_it_is_back(
 
 @pytest.fixture
 def two_servers(dynamodb_session_env: dict[str, str]) -> Iterator[list[str]]:
-    env = {**os.environ, "BUSINESS": "demo", "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}"}
-    processes, urls = [], []
-    for _ in range(2):
-        port = services.free_port()
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "mcp_lambda.local.server", "--host", "127.0.0.1", "--port", str(port)],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=REPO_ROOT,
-            )
-        )
-        urls.append(f"http://127.0.0.1:{port}/mcp")
-    try:
-        for url in urls:
-            _wait_for(url)
-        yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(10)
+    with running_server("demo") as first, running_server("demo") as second:
+        yield [first, second]
 
 
 def test_two_server_processes_share_sessions(two_servers: list[str]) -> None:
@@ -350,14 +327,3 @@ def _http(
         raw, status, got = exc.read(), exc.code, exc.headers
     lowered = {k.lower(): v for k, v in got.items()}
     return status, lowered, json.loads(raw) if raw else None
-
-
-def _wait_for(url: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            _http(url, "GET", None)
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} did not come up")
