@@ -6,10 +6,9 @@ import asyncio
 import json
 from typing import Any
 
-from mangum import Mangum
-
 from businesses.conformance import BUSINESS
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.local.events import LocalContext, http_event, response_body
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
@@ -21,7 +20,7 @@ ALL_CAPS = {"sampling": {}, "elicitation": {}, "roots": {}}
 class Caller:
     def __init__(self, **settings: Any) -> None:
         app = create_app(Settings(business="conformance", **settings), BUSINESS, MemorySessionStore())
-        self._mangum = Mangum(app, lifespan="off")
+        self._handler = lambda_handler(app)
         self._next_id = 0
         asyncio.set_event_loop(asyncio.new_event_loop())
 
@@ -32,7 +31,7 @@ class Caller:
         event = http_event(
             method, "/mcp", {**base, **headers}, json.dumps(body) if body is not None else None
         )
-        response = self._mangum(event, LocalContext())
+        response = self._handler(event, LocalContext())
         return response["statusCode"], response.get("headers") or {}, response_body(response)
 
     def modern(

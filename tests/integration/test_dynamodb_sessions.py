@@ -14,13 +14,13 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from mangum import Mangum
 from scripts import services
 from scripts.services import LocalService
 from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.local.process import running_server
 from mcp_lambda.sessions import open_session
 from mcp_lambda.sessions.dynamodb import CLIENT_CONFIG, DynamoDBSessionStore, SessionIdTaken
@@ -45,10 +45,9 @@ def container(dynamodb_session_env: dict[str, str]) -> Container:
     def fresh() -> tuple[LambdaClient, DynamoDBSessionStore]:
         settings = Settings.from_env({**os.environ, "BUSINESS": TEST_BUSINESS.name})
         app = create_app(settings, TEST_BUSINESS)
-        asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
         sessions = app.state.sessions
         assert isinstance(sessions, DynamoDBSessionStore)
-        return LambdaClient(lambda event, context: asgi(event, context)), sessions
+        return LambdaClient(lambda_handler(app)), sessions
 
     return fresh
 
@@ -220,8 +219,7 @@ def test_throttled_table_answers_503_with_retry_after_and_no_session(
     client = boto3.client("dynamodb", config=CLIENT_CONFIG)
     throttled = DynamoDBSessionStore(sessions_table, ttl_seconds=TTL, client=client)
     app = create_app(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS, throttled)
-    asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
-    lambda_client = LambdaClient(lambda event, context: asgi(event, context))
+    lambda_client = LambdaClient(lambda_handler(app))
 
     with Stubber(client) as stub:
         stub.add_client_error("put_item", "ProvisionedThroughputExceededException", http_status_code=400)

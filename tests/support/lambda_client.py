@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mangum import Mangum
-
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.local.events import LocalContext, http_event, response_body
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business
 
 from .wire import check_error_shape, check_legacy, check_modern
-
-LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 POST_HEADERS = {
     "host": "localhost",
@@ -35,15 +31,7 @@ def build_handler(
 ) -> LambdaHandler:
     """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business."""
     app = create_app(settings or Settings(business=business.name), business, sessions or MemorySessionStore())
-    asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
-
-    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        response: dict[str, Any] = asgi(event, context)
-        if not response.get("body"):
-            (response.get("headers") or {}).pop("content-type", None)
-        return response
-
-    return handler
+    return lambda_handler(app)
 
 
 @dataclass

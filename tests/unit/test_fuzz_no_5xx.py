@@ -8,18 +8,17 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mangum import Mangum
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.local.events import LocalContext, http_event
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 
 asyncio.set_event_loop(asyncio.new_event_loop())
-HANDLER = Mangum(
-    create_app(Settings(business="conformance", request_state_key="k" * 32), BUSINESS, MemorySessionStore()),
-    lifespan="off",
+HANDLER = lambda_handler(
+    create_app(Settings(business="conformance", request_state_key="k" * 32), BUSINESS, MemorySessionStore())
 )
 METHODS = [
     "initialize",

@@ -13,14 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import asyncio, json, sys
-from mangum import Mangum
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.app import create_app
 from mcp_lambda.local.events import LocalContext, http_event
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 asyncio.set_event_loop(asyncio.new_event_loop())
 app = create_app(Settings(business="shop", manifest_dir=sys.argv[1]), sessions=MemorySessionStore())
-handler = Mangum(app, lifespan="off")
+handler = lambda_handler(app)
 results = []
 for name, arguments in (("find_items", {"keyword": "sample"}), ("save_item", {"item_id": "i-002"})):
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from mangum import Mangum
-
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.local.events import LocalContext, http_event
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
@@ -41,9 +40,7 @@ def _call(settings: Settings) -> str:
         "mcp-method": "tools/call",
         "mcp-name": "where",
     }
-    response = Mangum(app, lifespan="off")(
-        http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext()
-    )
+    response = lambda_handler(app)(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
     return str(json.loads(response["body"])["result"]["content"][0]["text"])
 
 

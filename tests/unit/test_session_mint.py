@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from mangum import Mangum
-
 from businesses.conformance import BUSINESS
 from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.local.events import LocalContext, http_event
 from mcp_lambda.sessions import MemorySessionStore, Session
 from mcp_lambda.settings import Settings
@@ -37,7 +36,7 @@ def test_an_id_collision_mints_another_id() -> None:
         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c"}},
     }
     event = http_event("POST", "/mcp", {"content-type": "application/json"}, json.dumps(body))
-    response = Mangum(app, lifespan="off")(event, LocalContext())
+    response = lambda_handler(app)(event, LocalContext())
     session_id = response["headers"]["mcp-session-id"]
     assert response["statusCode"] == 200
     assert session_id != store.refused[0]
@@ -57,6 +56,6 @@ def test_a_session_id_we_could_never_have_minted_is_404_without_a_store_lookup()
         event = http_event(
             "POST", "/mcp", {"content-type": "application/json", "mcp-session-id": bad}, json.dumps(body)
         )
-        response = Mangum(app, lifespan="off")(event, LocalContext())
+        response = lambda_handler(app)(event, LocalContext())
         assert response["statusCode"] == 404
         assert json.loads(response["body"])["id"] == 7
