@@ -21,6 +21,9 @@ def _csv(value: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in (value or "").split(",") if part.strip())
 
 
+CSV_FIELDS = frozenset({"allowed_origins", "allowed_hosts"})
+
+
 class SettingsError(ValueError):
     """The environment is not a valid configuration; the message names the variable."""
 
@@ -53,39 +56,22 @@ class Settings(BaseModel):
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
+        # Every field is read from the variable of the same name in upper case; the allow-lists are CSV.
         raw: dict[str, object] = {}
-        plain = {
-            "business": "BUSINESS",
-            "environment": "ENVIRONMENT",
-            "max_body_bytes": "MAX_BODY_BYTES",
-            "tools_page_size": "TOOLS_PAGE_SIZE",
-            "list_ttl_ms": "LIST_TTL_MS",
-            "session_store": "SESSION_STORE",
-            "sessions_table": "SESSIONS_TABLE",
-            "session_ttl_seconds": "SESSION_TTL_SECONDS",
-            "secret_id": "SECRET_ID",
-            "secrets_max_age_seconds": "SECRETS_MAX_AGE_SECONDS",
-            "doubao_openapi_base_domain": "DOUBAO_OPENAPI_BASE_DOMAIN",
-            "manifest_dir": "MANIFEST_DIR",
-            "request_state_key": "REQUEST_STATE_KEY",
-            "request_state_ttl_seconds": "REQUEST_STATE_TTL_SECONDS",
-        }
-        for field, name in plain.items():
-            if env.get(name):
+        for field in cls.model_fields:
+            name = field.upper()
+            if field in CSV_FIELDS:
+                if name in env:
+                    raw[field] = _csv(env[name])
+            elif env.get(name):
                 raw[field] = env[name]
-        if "ALLOWED_ORIGINS" in env:
-            raw["allowed_origins"] = _csv(env["ALLOWED_ORIGINS"])
-        if "ALLOWED_HOSTS" in env:
-            raw["allowed_hosts"] = _csv(env["ALLOWED_HOSTS"])
         try:
             settings = cls.model_validate(raw)
         except ValidationError as exc:
-            names = {v: k for k, v in plain.items()}
-            problems = []
-            for error in exc.errors():
-                field = str(error["loc"][0]) if error["loc"] else "?"
-                variable = next((n for n, f in names.items() if f == field), field.upper())
-                problems.append(f"{variable}: {error['msg']}")
+            problems = [
+                f"{str(error['loc'][0]).upper() if error['loc'] else '?'}: {error['msg']}"
+                for error in exc.errors()
+            ]
             raise SettingsError("invalid configuration: " + "; ".join(problems)) from None
         if settings.session_store == "dynamodb" and not settings.sessions_table:
             raise SettingsError(
