@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 PORT ?= 3000
 HOST ?= 127.0.0.1
 BUSINESS ?= demo
-export PYTHONPATH := $(CURDIR)/src:$(CURDIR)
+# src/ is what Lambda runs; dev/ (local server, simulator projection, fixture businesses) never ships.
+export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 
 .DEFAULT_GOAL := help
 .PHONY: help venv run test unit lint fmt bench events new-business clean
@@ -23,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed ## create the virtualenv and install everything
 
 run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions)
-	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda.local.server --host $(HOST) --port $(PORT)
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT)
 
 test: venv ## install what the tests need and run the whole suite
 	$(PY) -m pytest -q $(PYTEST_ARGS)
@@ -31,14 +32,15 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy
-	$(VENV)/bin/ruff check src tests scripts
-	$(VENV)/bin/ruff format --check src tests scripts
+lint: venv ## ruff + mypy + the import-graph check (layers, no cycles)
+	$(VENV)/bin/ruff check src dev tests scripts
+	$(VENV)/bin/ruff format --check src dev tests scripts
 	$(VENV)/bin/mypy
+	$(PY) scripts/import_graph.py src
 
 fmt: venv ## format the code
-	$(VENV)/bin/ruff format src tests scripts
-	$(VENV)/bin/ruff check --fix src tests scripts
+	$(VENV)/bin/ruff format src dev tests scripts
+	$(VENV)/bin/ruff check --fix src dev tests scripts
 
 bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
 	$(PY) scripts/bench.py

@@ -10,9 +10,7 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
-# Test-only code under src/ that CodeUri would otherwise ship (sam build has no exclude list for Python).
-BUILD_EXCLUDE ?= businesses/conformance
-# The main Makefile exports PYTHONPATH=src:. for the app; SAM's own Python (and the pip that sam build runs)
+# The main Makefile exports PYTHONPATH=src:dev:. for the app; SAM's own Python (and the pip that sam build runs)
 # must not see it. The region only satisfies boto3: validate needs neither credentials nor network.
 SAM_ENV := env -u PYTHONPATH SAM_CLI_TELEMETRY=0
 
@@ -34,7 +32,7 @@ build: $(SAM_VENV)/.installed ## sam build for python3.13/arm64 without Docker (
 	  "(sam build needs python3.13 on PATH to match the Lambda runtime)" >&2; exit 1; }; \
 	echo "build: using $$py"; \
 	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
-	rm -rf $(BUILD_DIR)/McpFunction/manifest $(addprefix $(BUILD_DIR)/McpFunction/,$(BUILD_EXCLUDE))
+	rm -rf $(BUILD_DIR)/McpFunction/manifest
 	cp -R manifest $(BUILD_DIR)/McpFunction/manifest
 
 deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build first; needs AWS credentials)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "src"), str(REPO)]
+sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 from fastapi import FastAPI  # noqa: E402
@@ -31,7 +31,7 @@ from mangum import Mangum  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 
-from mcp_lambda.local.events import LocalContext, http_event  # noqa: E402
+from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 AIM = 3.0  # our per-request latency should stay within 3x of the bare FastAPI+Mangum floor
@@ -203,7 +203,7 @@ COLD_OURS = """
 import json, time, sys
 t0 = time.perf_counter()
 from mcp_lambda.handler import handler
-from mcp_lambda.local.events import LocalContext, http_event
+from mcp_lambda_dev.local.events import LocalContext, http_event
 t1 = time.perf_counter()
 event = http_event("POST", "/mcp", json.loads(sys.argv[1]), sys.argv[2])
 response = handler(event, LocalContext())
@@ -217,7 +217,7 @@ t0 = time.perf_counter()
 from fastapi import FastAPI
 from mangum import Mangum
 from starlette.responses import Response
-from mcp_lambda.local.events import LocalContext, http_event
+from mcp_lambda_dev.local.events import LocalContext, http_event
 app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 async def endpoint():
     return Response(b'{"jsonrpc":"2.0","id":1,"result":{}}', media_type="application/json")
@@ -233,7 +233,7 @@ sys.stderr.write(json.dumps({"import": t1 - t0, "first": t2 - t1}) + "\\n")
 
 def cold_run(code: str) -> dict[str, float]:
     event = modern_event("tools/list", {})
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)])}
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(event["headers"]), event["body"]],
         env=env,

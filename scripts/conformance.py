@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "dev")]
 
-from mcp_lambda.local.process import running_server  # noqa: E402
+from mcp_lambda_dev.local.process import running_server  # noqa: E402
 
 SUITE = ROOT / "scripts" / "mcp-conformance"  # the team runner when present, else a pinned npm install
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}

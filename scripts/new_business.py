@@ -50,7 +50,9 @@ ITEM_IDS = Literal["i-001", "i-002"]
         "Use when the user wants to find items by keyword. Shows a list card the model may narrow. "
         "Not for saving an item (use save_item)."
     ),
-    annotations={{"title": "Find items", "readOnlyHint": True, "openWorldHint": False}},
+    title="Find items",
+    read_only=True,
+    open_world=False,
     safe_fields=("keyword",),
 )
 def find_items(
@@ -69,7 +71,9 @@ def find_items(
 
 @tool(
     description="Use when the user asks to save one item found by find_items. Not for searching.",
-    annotations={{"title": "Save an item", "readOnlyHint": False, "idempotentHint": True}},
+    title="Save an item",
+    read_only=False,
+    idempotent=True,
     safe_fields=("item_id",),
 )
 def save_item(item_id: Annotated[ITEM_IDS, Field(description="An item_id from find_items.")]) -> ToolResult:

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "src"), str(REPO)]
+sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 
 from tests.support.replay import observed, substitute  # noqa: E402
 
-from mcp_lambda.local.events import LocalContext, http_event  # noqa: E402
+from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 
 EVENTS_DIR = REPO / "events" / "demo"
 HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"

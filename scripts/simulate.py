@@ -16,9 +16,10 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_lambda.manifest import bind_manifest, card_candidates, model_view, modifiable_lists
+from mcp_lambda.manifest import bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.tools import ToolResult, load_business
+from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 
 MODERN = "2026-07-28"
 
@@ -63,7 +64,7 @@ def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
 def call_through_handler(tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
     from mcp_lambda.handler import handler
-    from mcp_lambda.local.events import LocalContext, http_event, response_body
+    from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
     body = {
         "jsonrpc": "2.0",

@@ -10,15 +10,16 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .observability import ToolTelemetry, get_logger, quiet_libraries
+from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
-from .protocol import McpMethods, McpServer
+from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
 from .tools import Business, load_business
-from .tools.executor import ResultCheck
+from .tools.context import Services
+from .tools.executor import ResultCheck, ToolExecutor
 from .transport import McpEndpoint, http_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -62,32 +63,26 @@ def create_app(
     logger = get_logger(business.name)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
-    platform_api = PlatformApiClient.from_settings(settings, logger)
-    methods = McpMethods(
-        business,
-        settings,
-        logger,
-        result_check=result_check,
-        output_schemas=output_schemas,
+    services = Services(
+        logger=logger,
         secrets=build_secret_source(settings),
-        telemetry=ToolTelemetry(business.name),
-        platform_api=platform_api,
+        platform_api=PlatformApiClient.from_settings(settings, logger),
     )
+    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
     sessions = sessions or build_session_store(settings)
-    server = McpServer(methods, sessions, settings.list_ttl_ms)
+    server = McpServer.create(business, settings, services, sessions, executor, output_schemas)
     endpoint = McpEndpoint(server, settings)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
-    # For the handler's decorators, `make bench` (sessions.reads/.writes) and tools' platform calls.
+    # For the handler's decorators and `make bench` (sessions.reads/.writes).
     app.state.logger, app.state.sessions = logger, sessions
-    app.state.platform_api = platform_api
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
         # The last line of defence: log the stack, never send it.
-        logging.getLogger("mcp_lambda").exception("unhandled error", exc_info=exc)
-        return http_error(500, INTERNAL_ERROR, "Internal error")
+        error_id = log_internal_error(logger, "unhandled_error", exc)
+        return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
 
     logger.info(
         "server_started",

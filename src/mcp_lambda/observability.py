@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
@@ -29,6 +30,32 @@ _SECRET_VALUES: set[str] = set()
 
 # Invocations that only touch sessions publish no application metric; that is normal, not worth a warning.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
+
+
+class ToolLogger(Protocol):
+    """The logging surface the framework and tools use (a Powertools Logger in production)."""
+
+    def info(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def error(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+
+
+def new_error_id() -> str:
+    """The id an internal error is reported under: the client gets it, the log line carries it and the cause."""
+    return secrets.token_hex(8)
+
+
+def log_internal_error(logger: ToolLogger, event: str, exc: BaseException, **fields: Any) -> str:
+    """Log an unexpected failure once, with its stack, under a fresh error id; return the id for the client."""
+    error_id = new_error_id()
+    logger.exception(
+        event,
+        exc_info=exc,
+        extra={"event": event, "error_id": error_id, "error_type": type(exc).__name__, **fields},
+    )
+    return error_id
 
 
 def register_secret_value(value: str) -> None:
@@ -226,3 +253,6 @@ def quiet_libraries() -> None:
     """Keep third-party debug chatter (and any bodies it might print) out of the logs."""
     for name in ("botocore", "boto3", "urllib3", "mangum", "aws_xray_sdk"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    # urllib3 warns on each retry with the request path and query, which may carry user data: our one
+    # platform_api_call line already reports attempts.
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)

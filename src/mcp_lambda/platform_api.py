@@ -1,30 +1,29 @@
 """A small client for the Doubao platform OpenAPI: timeouts, bounded retries, one log line per call.
 
 The log line carries what doubao-protocol.md §5 asks for — interface, HTTP status, business code, duration,
-the platform's `log_id` — and never a header value or a body.
+the platform's `log_id`, the number of attempts — and never a header value or a body.
 """
 
-# stdlib urllib rather than httpx: a few JSON calls do not justify a dependency in the Lambda package.
+# urllib3 (in the package anyway: botocore depends on it) gives pooled connections and `Retry`; a few JSON
+# calls do not justify another HTTP client.
 from __future__ import annotations
 
-import http.client
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .observability import ToolLogger
 from .settings import Settings
-from .tools.context import ToolLogger
+
+if TYPE_CHECKING:
+    import urllib3
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
-
-Opener = Callable[[urllib.request.Request, float], Any]
 
 
 @dataclass(frozen=True)
@@ -68,16 +67,16 @@ class PlatformApiClient:
         timeout_seconds: float = 3.0,
         max_attempts: int = 3,
         backoff_seconds: float = 0.2,
-        opener: Opener | None = None,
+        pool: urllib3.PoolManager | None = None,
     ) -> None:
+        import urllib3  # here, not at module level: only a configured client pays its import at cold start
+
         self.base_url = base_url if "://" in base_url else f"https://{base_url}"
         self.logger = logger
         self.timeout_seconds = timeout_seconds
         self.max_attempts = max(1, max_attempts)
         self.backoff_seconds = backoff_seconds
-        self._open: Opener = opener or (
-            lambda request, timeout: urllib.request.urlopen(request, timeout=timeout)
-        )
+        self._pool = pool or urllib3.PoolManager()
 
     @classmethod
     def from_settings(cls, settings: Settings, logger: ToolLogger) -> PlatformApiClient | None:
@@ -99,43 +98,13 @@ class PlatformApiClient:
     ) -> PlatformResponse:
         """Call `path` and return the parsed response; raise PlatformApiError unless HTTP 2xx and code 0.
 
-        Retries (at most `max_attempts`, with backoff) only on network errors and 429/5xx, and only when the
-        call is idempotent — by method, unless `idempotent` says otherwise.
+        Retries (at most `max_attempts` in all, with backoff) on 429/5xx and on network errors only when the
+        call is idempotent — by method, unless `idempotent` says otherwise. A connection that could not be
+        opened is retried for every call: the request never left.
         """
-        method = method.upper()
-        retryable = idempotent if idempotent is not None else method in IDEMPOTENT_METHODS
-        request = self._request(method, path, json_body, query, headers)
-        started = time.perf_counter()
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = self._send(interface, request)
-            except PlatformApiError as exc:
-                if retryable and attempt < self.max_attempts and _retryable(exc):
-                    time.sleep(self.backoff_seconds * (2 ** (attempt - 1)))
-                    continue
-                self._log(interface, started, attempt, exc.status, exc.business_code, exc.log_id, exc.reason)
-                raise
-            self._log(interface, started, attempt, response.status, response.business_code, response.log_id)
-            if response.business_code not in (None, 0, "0"):
-                raise PlatformApiError(
-                    interface,
-                    "business error",
-                    status=response.status,
-                    business_code=response.business_code,
-                    log_id=response.log_id,
-                )
-            return response
+        from urllib3.exceptions import HTTPError, MaxRetryError
 
-    def _request(
-        self,
-        method: str,
-        path: str,
-        json_body: Any,
-        query: Mapping[str, str] | None,
-        headers: Mapping[str, str] | None,
-    ) -> urllib.request.Request:
+        method = method.upper()
         url = urllib.parse.urljoin(self.base_url.rstrip("/") + "/", path.lstrip("/"))
         if query:
             url = f"{url}?{urllib.parse.urlencode(query)}"
@@ -143,23 +112,57 @@ class PlatformApiClient:
         all_headers = {"accept": "application/json", **(headers or {})}
         if data is not None:
             all_headers.setdefault("content-type", "application/json; charset=utf-8")
-        return urllib.request.Request(url, data=data, method=method, headers=all_headers)
-
-    def _send(self, interface: str, request: urllib.request.Request) -> PlatformResponse:
+        started = time.perf_counter()
         try:
-            with self._open(request, self.timeout_seconds) as raw:
-                return _parse(raw.status, raw.headers, raw.read())
-        except urllib.error.HTTPError as exc:
-            parsed = _parse(exc.code, exc.headers, exc.read())
+            raw = self._pool.request(
+                method,
+                url,
+                body=data,
+                headers=all_headers,
+                timeout=self.timeout_seconds,
+                retries=self._retry(idempotent),
+            )
+        except MaxRetryError as exc:  # every attempt failed without an answer
+            raise self._unreachable(interface, started, self.max_attempts, exc.reason or exc) from None
+        except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
+            raise self._unreachable(interface, started, 1, exc) from None
+        response = _parse(raw.status, raw.headers, raw.data)
+        attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
+        failure = None if 200 <= raw.status < 300 else f"HTTP {raw.status}"
+        self._log(
+            interface, started, attempts, response.status, response.business_code, response.log_id, failure
+        )
+        if failure is not None or response.business_code not in (None, 0, "0"):
             raise PlatformApiError(
                 interface,
-                f"HTTP {exc.code}",
-                status=exc.code,
-                business_code=parsed.business_code,
-                log_id=parsed.log_id,
-            ) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-            raise PlatformApiError(interface, type(exc).__name__) from None
+                failure or "business error",
+                status=response.status,
+                business_code=response.business_code,
+                log_id=response.log_id,
+            )
+        return response
+
+    def _unreachable(
+        self, interface: str, started: float, attempts: int, cause: Exception
+    ) -> PlatformApiError:
+        self._log(interface, started, attempts, None, None, None, type(cause).__name__)
+        return PlatformApiError(interface, type(cause).__name__)
+
+    def _retry(self, idempotent: bool | None) -> urllib3.Retry:
+        from urllib3 import Retry
+
+        common: dict[str, Any] = {
+            "total": self.max_attempts - 1,
+            "backoff_factor": self.backoff_seconds,
+            # A platform's Retry-After may outlast the whole Lambda invocation; our short backoff applies instead.
+            "respect_retry_after_header": False,
+            "raise_on_status": False,  # the last answer is returned, so its status and business code are reported
+        }
+        if idempotent is False:
+            # Only what failed before the request left is retried: a refused connection, a failed handshake.
+            return Retry(read=False, status_forcelist=None, **common)
+        methods = None if idempotent else IDEMPOTENT_METHODS  # None: every method
+        return Retry(allowed_methods=methods, status_forcelist=RETRY_STATUSES, **common)
 
     def _log(
         self,
@@ -184,10 +187,6 @@ class PlatformApiClient:
             self.logger.info("platform_api_call", extra=fields)
         else:
             self.logger.warning("platform_api_call", extra={**fields, "error": error or "business error"})
-
-
-def _retryable(exc: PlatformApiError) -> bool:
-    return exc.status is None or exc.status in RETRY_STATUSES
 
 
 def _parse(status: int, headers: Any, payload: bytes) -> PlatformResponse:

@@ -8,11 +8,32 @@ Every value handed out is registered for log redaction.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .observability import register_secret_value
 from .settings import Settings
-from .tools.context import NoSecrets, SecretSource, SecretUnavailable
+
+
+class SecretUnavailable(LookupError):
+    """The named secret is missing, or the secret service cannot be reached."""
+
+    def __init__(self, name: str, reason: str = "unavailable") -> None:
+        super().__init__(f"secret '{name}' is {reason}")
+        self.name = name
+        self.reason = reason
+
+
+class SecretSource(Protocol):
+    def get(self, name: str) -> str:
+        """The secret's value; raises SecretUnavailable."""
+
+
+class NoSecrets:
+    """No secret store configured: every lookup fails with a clear reason."""
+
+    def get(self, name: str) -> str:
+        raise SecretUnavailable(name, "not configured")
+
 
 # In Lambda this resolves to /var, which holds no .env.local: the file source is local-only by construction.
 ENV_FILE = Path(__file__).resolve().parents[2] / ".env.local"
@@ -132,6 +153,8 @@ __all__ = [
     "ENV_FILE",
     "EnvFileSecretSource",
     "NoSecrets",
+    "SecretSource",
+    "SecretUnavailable",
     "SecretsManagerSource",
     "build_secret_source",
 ]

@@ -1,13 +1,25 @@
-"""The environment as one typed settings object, read once per container."""
+"""The environment as one typed settings object, read once per container.
+
+pydantic-settings maps each field to the variable of the same name in upper case. Only `Settings.from_env` reads
+an environment (the process's, or the mapping it is given); `Settings(...)` takes its arguments and defaults
+alone, so a test that builds one is never configured by the shell it runs in.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 DEFAULT_ALLOWED_ORIGINS = (
     "http://localhost:*",
@@ -28,17 +40,17 @@ class SettingsError(ValueError):
     """The environment is not a valid configuration; the message names the variable."""
 
 
-class Settings(BaseModel):
+class Settings(BaseSettings):
     """Everything the runtime reads from its environment. Secrets are never stored here, only their names."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = SettingsConfigDict(frozen=True, extra="forbid", case_sensitive=False)
 
     business: str = Field("demo", pattern=r"^[a-z][a-z0-9_]*$")
     environment: str = "local"
     # Browser origins allowed to call /mcp; a request with no Origin header is always allowed.
-    allowed_origins: tuple[str, ...] = DEFAULT_ALLOWED_ORIGINS
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = DEFAULT_ALLOWED_ORIGINS
     # Host header allow-list (DNS-rebinding protection for local servers); empty means any host.
-    allowed_hosts: tuple[str, ...] = ()
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     max_body_bytes: int = Field(1024 * 1024, ge=1024)
     tools_page_size: int = Field(100, ge=1, le=1000)
     list_ttl_ms: int = Field(300_000, ge=0)
@@ -53,20 +65,29 @@ class Settings(BaseModel):
     request_state_key: str | None = Field(None, min_length=16, repr=False)
     request_state_ttl_seconds: int = Field(900, ge=10)
 
+    @field_validator(*CSV_FIELDS, mode="before")
+    @classmethod
+    def _split_csv(cls, value: Any) -> Any:
+        # The allow-lists are comma-separated in the environment (ALLOWED_ORIGINS=a,b), not JSON.
+        return _csv(value) if isinstance(value, str) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # the environment is read by from_env only, never implicitly
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if env is None else env
-        # Every field is read from the variable of the same name in upper case; the allow-lists are CSV.
-        raw: dict[str, object] = {}
-        for field in cls.model_fields:
-            name = field.upper()
-            if field in CSV_FIELDS:
-                if name in env:
-                    raw[field] = _csv(env[name])
-            elif env.get(name):
-                raw[field] = env[name]
+        """The settings `env` (default: the process environment) describes; SettingsError names a bad variable."""
+        values = _EnvironmentSource(cls, os.environ if env is None else env)()
         try:
-            settings = cls.model_validate(raw)
+            settings = cls(**values)
         except ValidationError as exc:
             problems = [
                 f"{str(error['loc'][0]).upper() if error['loc'] else '?'}: {error['msg']}"
@@ -78,6 +99,20 @@ class Settings(BaseModel):
                 "invalid configuration: SESSIONS_TABLE is required when SESSION_STORE=dynamodb"
             )
         return settings
+
+
+class _EnvironmentSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of always `os.environ`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._env = env
+        super().__init__(settings_cls, case_sensitive=False)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # An empty variable counts as unset, except an allow-list: ALLOWED_ORIGINS="" means none allowed.
+        return {
+            name.lower(): value for name, value in self._env.items() if value or name.lower() in CSV_FIELDS
+        }
 
 
 @lru_cache(maxsize=1)

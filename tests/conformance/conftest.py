@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcp_lambda.local.process import running_server
+from mcp_lambda_dev.local.process import running_server
 
 
 @pytest.fixture(scope="module")

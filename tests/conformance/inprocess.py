@@ -1,16 +1,14 @@
-"""Call the conformance business in-process through Mangum, exactly as the Lambda handler does."""
+"""Call the conformance business in-process through Mangum, exactly as the Lambda handler does (the one
+in-process driver, tests/support/lambda_client.py, so every reply also passes the wire oracle)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
+from tests.support.lambda_client import LambdaClient, build_handler
+
 from businesses.conformance import BUSINESS
-from mcp_lambda.app import create_app
-from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.local.events import LocalContext, http_event, response_body
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 
 MODERN = "2026-07-28"
@@ -19,20 +17,15 @@ ALL_CAPS = {"sampling": {}, "elicitation": {}, "roots": {}}
 
 class Caller:
     def __init__(self, **settings: Any) -> None:
-        app = create_app(Settings(business="conformance", **settings), BUSINESS, MemorySessionStore())
-        self._handler = lambda_handler(app)
+        self.client = LambdaClient(build_handler(BUSINESS, Settings(business="conformance", **settings)))
         self._next_id = 0
-        asyncio.set_event_loop(asyncio.new_event_loop())
 
     def raw(
         self, headers: dict[str, str], body: Any, method: str = "POST"
     ) -> tuple[int, dict[str, str], bytes]:
         base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        event = http_event(
-            method, "/mcp", {**base, **headers}, json.dumps(body) if body is not None else None
-        )
-        response = self._handler(event, LocalContext())
-        return response["statusCode"], response.get("headers") or {}, response_body(response)
+        reply = self.client.send(method, body, {**base, **headers})
+        return reply.status, reply.headers, reply.raw
 
     def modern(
         self,

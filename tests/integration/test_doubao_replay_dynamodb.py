@@ -13,8 +13,8 @@ import pytest
 from tests.support.replay import check_step, load_conversation, substitute
 
 import mcp_lambda.handler
-from mcp_lambda.local.events import LocalContext
 from mcp_lambda.settings import get_settings
+from mcp_lambda_dev.local.events import LocalContext
 
 CONVERSATION = Path(__file__).resolve().parents[2] / "events" / "demo" / "doubao_2024_11_05"
 # DynamoDB requests per step of the conversation: (reads, writes).

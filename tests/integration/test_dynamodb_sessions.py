@@ -21,10 +21,10 @@ from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda.app import create_app
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.local.process import running_server
 from mcp_lambda.sessions import open_session
 from mcp_lambda.sessions.dynamodb import CLIENT_CONFIG, DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.settings import Settings
+from mcp_lambda_dev.local.process import running_server
 
 TTL = 600
 JWT = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}

@@ -97,7 +97,7 @@ module.BUSINESS = Business(
 sys.modules["businesses.leaky"] = module
 
 from mcp_lambda import handler  # noqa: E402  (the business module must exist first)
-from mcp_lambda.local.events import LocalContext, http_event  # noqa: E402
+from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 from tests.support.replay import load_conversation, substitute  # noqa: E402
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -170,7 +170,7 @@ def test_no_known_secret_value_appears_in_any_log_line(
     summary_path = tmp_path / "summary.json"
     env = {
         **os.environ,
-        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}",
+        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT / 'dev'}:{REPO_ROOT}",
         "BUSINESS": "leaky",
         "SECRET_ID": secret_id,
         "AWS_ENDPOINT_URL_SECRETS_MANAGER": moto_server.endpoint_url,

@@ -12,8 +12,8 @@ import pytest
 from tests.support.replay import Step, check_step, load_conversation, substitute
 from tests.support.wire import check_error_shape, check_legacy, check_modern
 
-from mcp_lambda.local.events import LocalContext
 from mcp_lambda.settings import get_settings
+from mcp_lambda_dev.local.events import LocalContext
 
 EVENTS = Path(__file__).resolve().parents[2] / "events" / "demo"
 CONVERSATIONS = sorted(p.name for p in EVENTS.iterdir() if p.is_dir())

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_types._v2026_07_28 import InputRequiredResult
+
 from mcp_lambda.app import create_app
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
-from mcp_lambda.local.events import LocalContext, http_event, response_body
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business
+from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 from .wire import check_error_shape, check_legacy, check_modern
 
@@ -27,11 +33,44 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 
 def build_handler(
-    business: Business, settings: Settings | None = None, sessions: SessionStore | None = None
+    business: Business | None, settings: Settings | None = None, sessions: SessionStore | None = None
 ) -> LambdaHandler:
-    """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business."""
-    app = create_app(settings or Settings(business=business.name), business, sessions or MemorySessionStore())
-    return lambda_handler(app)
+    """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
+    `business=None`, the one `settings.business` names, loaded as the deployed handler loads it)."""
+    if settings is None:
+        assert business is not None, "name the business, or pass the settings that name it"
+        settings = Settings(business=business.name)
+    return lambda_handler(create_app(settings, business, sessions or MemorySessionStore()))
+
+
+# Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so it needs the calling
+# thread to have a current, open, idle event loop. In Lambda that is the process's one loop, made current by
+# Mangum's constructor. In a test process it is not stable: every asyncio.run()/anyio.run() of another test
+# leaves the thread with no current loop (asyncio.Runner.close sets it to None), which broke any handler built
+# before it. So every in-process request runs on this one loop (one "container"), made current for the call
+# only, and the caller's current loop is put back afterwards.
+_CONTAINER_LOOP = asyncio.new_event_loop()
+atexit.register(_CONTAINER_LOOP.close)
+
+
+@contextmanager
+def _on_the_container_loop() -> Iterator[None]:
+    policy = asyncio.get_event_loop_policy()
+    try:
+        previous: asyncio.AbstractEventLoop | None = policy.get_event_loop()
+    except RuntimeError:  # the thread has no current loop
+        previous = None
+    policy.set_event_loop(_CONTAINER_LOOP)
+    try:
+        yield
+    finally:
+        policy.set_event_loop(previous)
+
+
+def invoke(handler: LambdaHandler, event: dict[str, Any]) -> dict[str, Any]:
+    """One Lambda invocation of `handler` with an API Gateway event, as the runtime makes it."""
+    with _on_the_container_loop():
+        return handler(event, LocalContext())
 
 
 @dataclass
@@ -69,7 +108,12 @@ class Reply:
 
 
 class LambdaClient:
-    """Sends HTTP requests to the handler as API Gateway would, one event per request."""
+    """Sends HTTP requests to the handler as API Gateway would, one event per request.
+
+    Every reply is checked against the official wire types (`check_reply`) unless the client was made with
+    `oracle=False` or the request is sent with `oracle=False`: only for deliberately hostile input whose test
+    asserts what it needs itself.
+    """
 
     def __init__(self, handler: LambdaHandler, path: str = "/mcp", oracle: bool = True) -> None:
         self.handler = handler
@@ -85,17 +129,19 @@ class LambdaClient:
         *,
         raw: str | bytes | None = None,
         authorizer: dict[str, Any] | None = None,
+        defaults: bool = True,
+        oracle: bool | None = None,
     ) -> Reply:
-        base = POST_HEADERS if method == "POST" else {"host": "localhost"}
+        """`raw` is the body verbatim (else `body` JSON-encoded); `defaults=False` sends exactly `headers`,
+        without the usual Host/Accept/Content-Type; `oracle` overrides the client's choice for this request."""
+        base = (POST_HEADERS if method == "POST" else {"host": "localhost"}) if defaults else {}
         merged = {**base, **(headers or {})}
         merged = {k: v for k, v in merged.items() if v is not None}
         payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        response = self.handler(
-            http_event(method, self.path, merged, payload, authorizer=authorizer), LocalContext()
-        )
+        response = invoke(self.handler, http_event(method, self.path, merged, payload, authorizer=authorizer))
         lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         reply = Reply(int(response["statusCode"]), lowered, response_body(response))
-        if self.oracle:
+        if self.oracle if oracle is None else oracle:
             check_reply(merged, body if raw is None else None, reply)
         return reply
 
@@ -128,9 +174,26 @@ def check_reply(headers: dict[str, str], request: Any, reply: Reply) -> None:
         messages = reply.body
     if modern:
         for message in messages if isinstance(messages, list) else [messages]:
-            check_modern(message, method if isinstance(method, str) else None)
+            if _asks_for_input(message):
+                # An MRTR round (tools/call, prompts/get, resources/read): an InputRequiredResult, not the
+                # method's final result type.
+                check_modern(message)
+                check_input_required(message["result"])
+            else:
+                check_modern(message, method if isinstance(method, str) else None)
     else:
         check_legacy(messages, method if isinstance(method, str) else None)
+
+
+def _asks_for_input(message: Any) -> bool:
+    result = message.get("result") if isinstance(message, dict) else None
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def check_input_required(result: dict[str, Any]) -> None:
+    """A 2026-07-28 InputRequiredResult: the official model, and at least one of inputRequests/requestState."""
+    InputRequiredResult.model_validate(result)
+    assert "inputRequests" in result or "requestState" in result, result
 
 
 def meta(version: str = MODERN_VERSION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_lambda.local.events import response_body
+from mcp_lambda_dev.local.events import response_body
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
 # Response headers worth pinning; a null expected value means "must be absent".

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.support.lambda_client import LambdaClient, Reply, build_handler
 
 from businesses.conformance import BUSINESS
-from mcp_lambda.app import create_app
-from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.local.events import LocalContext, http_event
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 
-asyncio.set_event_loop(asyncio.new_event_loop())
-HANDLER = lambda_handler(
-    create_app(Settings(business="conformance", request_state_key="k" * 32), BUSINESS, MemorySessionStore())
-)
+CLIENT = LambdaClient(build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32)))
 METHODS = [
     "initialize",
     "ping",
@@ -59,18 +51,18 @@ headers = st.fixed_dictionaries(
 )
 
 
-def _send(body: Any, extra: dict[str, str]) -> dict[str, Any]:
-    event = http_event("POST", "/mcp", {"content-type": "application/json", **extra}, json.dumps(body))
-    return HANDLER(event, LocalContext())  # type: ignore[no-any-return]
+def _send(body: Any, extra: dict[str, str]) -> Reply:
+    # Exactly these headers (no default Host/Accept), and every reply through the wire oracle.
+    return CLIENT.post(body, {"content-type": "application/json", **extra}, defaults=False)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=st.one_of(messages, json_values, st.lists(messages, max_size=3)), extra=headers)
 def test_no_request_gets_a_5xx_or_a_traceback(body: Any, extra: dict[str, str]) -> None:
     clean = {k: v for k, v in extra.items() if v.isprintable() and "\n" not in v}
-    response = _send(body, clean)
-    assert response["statusCode"] < 500, response
-    assert "Traceback" not in (response.get("body") or "")
+    reply = _send(body, clean)
+    assert reply.status < 500, reply
+    assert b"Traceback" not in reply.raw
 
 
 TOOLS = [spec.name for spec in BUSINESS.tools]
@@ -124,9 +116,9 @@ def test_well_framed_2026_requests_with_any_params_never_get_a_5xx(
         params["uri" if method == "resources/read" else "name"] = target
         wire_headers["mcp-name"] = target
     params["_meta"] = META
-    response = _send({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, wire_headers)
-    assert response["statusCode"] < 500, response
-    body = json.loads(response["body"]) if response.get("body", "").startswith("{") else {}
-    assert "Traceback" not in response.get("body", "")
+    reply = _send({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, wire_headers)
+    assert reply.status < 500, reply
+    body = reply.body if reply.raw.startswith(b"{") else {}
+    assert b"Traceback" not in reply.raw
     if "error" in body:
         assert body["error"]["code"] != -32603 or "error id" in body["error"]["message"], body

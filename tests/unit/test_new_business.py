@@ -12,25 +12,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
-import asyncio, json, sys
-from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.app import create_app
-from mcp_lambda.local.events import LocalContext, http_event
-from mcp_lambda.sessions import MemorySessionStore
+import json, sys
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 from mcp_lambda.settings import Settings
-asyncio.set_event_loop(asyncio.new_event_loop())
-app = create_app(Settings(business="shop", manifest_dir=sys.argv[1]), sessions=MemorySessionStore())
-handler = lambda_handler(app)
-results = []
-for name, arguments in (("find_items", {"keyword": "sample"}), ("save_item", {"item_id": "i-002"})):
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments,
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                      "io.modelcontextprotocol/clientCapabilities": {}}}}
-    headers = {"content-type": "application/json", "mcp-protocol-version": "2026-07-28",
-               "mcp-method": "tools/call", "mcp-name": name}
-    response = handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
-    results.append(json.loads(response["body"])["result"])
-print(json.dumps(results))
+client = ModernClient(LambdaClient(build_handler(None, Settings(business="shop", manifest_dir=sys.argv[1]))))
+calls = (("find_items", {"keyword": "sample"}), ("save_item", {"item_id": "i-002"}))
+print(json.dumps([client.call_tool(name, arguments).result for name, arguments in calls]))
 """
 
 
@@ -49,7 +36,7 @@ def scaffolded(tmp_path: Path) -> Path:
 
 
 def _env(root: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": f"{root / 'src'}:{ROOT / 'src'}:{ROOT}"}
+    return {**os.environ, "PYTHONPATH": f"{root / 'src'}:{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}"}
 
 
 def test_scaffold_lints_clean_against_its_own_tools(scaffolded: Path) -> None:

@@ -7,6 +7,7 @@ import io
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -205,7 +206,7 @@ def test_tracing_is_on_in_lambda_and_off_locally(env: dict[str, str], enabled: b
 def test_cold_start_imports_no_tracer_and_no_boto3_and_logs_a_clean_start_line() -> None:
     script = (
         "import json, sys\n"
-        "from mcp_lambda.local.events import LocalContext, http_event\n"
+        "from mcp_lambda_dev.local.events import LocalContext, http_event\n"
         "from mcp_lambda import handler\n"
         "h = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream'}\n"
         "body = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', 'params': {'protocolVersion': '2024-11-05',"
@@ -215,7 +216,7 @@ def test_cold_start_imports_no_tracer_and_no_boto3_and_logs_a_clean_start_line()
     )
     env = {
         "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT}",
+        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT / 'dev'}:{REPO_ROOT}",
         "BUSINESS": "demo",
         "ENVIRONMENT": "test",
         "SECRET_HINT": "value-that-must-not-be-logged",
@@ -261,11 +262,24 @@ class _Platform(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def platform() -> Iterator[str]:
+    # Accept connections until told to stop; serve_forever() would make the teardown wait out its
+    # 0.5 s poll. Stopping is deterministic: set the flag, then wake the blocked handle_request() with an empty
+    # connection (which BaseHTTPRequestHandler drops without a reply or a log line) and join the thread.
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Platform)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    stopping = threading.Event()
+
+    def serve() -> None:
+        while not stopping.is_set():
+            server.handle_request()
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    stopping.set()
+    socket.create_connection(("127.0.0.1", server.server_port), timeout=5).close()
+    thread.join(timeout=5)
+    assert not thread.is_alive(), "the platform stand-in did not stop"
+    server.server_close()
 
 
 def test_platform_call_logs_interface_status_code_duration_and_log_id(platform: str) -> None:

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 
-from mcp_lambda.app import create_app
-from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.local.events import LocalContext, http_event
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolContext, ToolResult, content_result, text, tool
 
@@ -20,28 +15,8 @@ def where(ctx: ToolContext) -> ToolResult:
 
 
 def _call(settings: Settings) -> str:
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    app = create_app(settings, Business(name="probe", tools=[where]), MemorySessionStore())
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": "where",
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
-    headers = {
-        "content-type": "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "where",
-    }
-    response = lambda_handler(app)(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
-    return str(json.loads(response["body"])["result"]["content"][0]["text"])
+    client = ModernClient(LambdaClient(build_handler(Business(name="probe", tools=[where]), settings)))
+    return str(client.call_tool("where").result["content"][0]["text"])
 
 
 def test_platform_client_is_in_the_tool_context_when_configured() -> None:

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
+from tests.support.lambda_client import LambdaClient, build_handler
 
 from businesses.conformance import BUSINESS
-from mcp_lambda.app import create_app
-from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.local.events import LocalContext, http_event
-from mcp_lambda.sessions import MemorySessionStore, Session
+from mcp_lambda.sessions import MemorySessionStore, Session, SessionIdTaken
 from mcp_lambda.settings import Settings
 
 
@@ -21,41 +17,34 @@ class CollidingOnce(MemorySessionStore):
     def create(self, session: Session) -> None:
         if not self.refused:
             self.refused.append(session.session_id)
-            raise ValueError("session id already exists")
+            raise SessionIdTaken("session id already exists")
         super().create(session)
 
 
 def test_an_id_collision_mints_another_id() -> None:
-    asyncio.set_event_loop(asyncio.new_event_loop())
     store = CollidingOnce()
-    app = create_app(Settings(business="conformance"), BUSINESS, store)
+    client = LambdaClient(build_handler(BUSINESS, Settings(business="conformance"), store))
     body = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c"}},
     }
-    event = http_event("POST", "/mcp", {"content-type": "application/json"}, json.dumps(body))
-    response = lambda_handler(app)(event, LocalContext())
-    session_id = response["headers"]["mcp-session-id"]
-    assert response["statusCode"] == 200
+    reply = client.post(body)
+    session_id = reply.headers["mcp-session-id"]
+    assert reply.status == 200
     assert session_id != store.refused[0]
     assert store.get(session_id) is not None
 
 
 def test_a_session_id_we_could_never_have_minted_is_404_without_a_store_lookup() -> None:
-    asyncio.set_event_loop(asyncio.new_event_loop())
-
     class Untouchable(MemorySessionStore):
         def get(self, session_id: str) -> Session | None:
             raise AssertionError("the store must not be asked")
 
-    app = create_app(Settings(business="conformance"), BUSINESS, Untouchable())
+    client = LambdaClient(build_handler(BUSINESS, Settings(business="conformance"), Untouchable()))
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
     for bad in ("x" * 3000, "has space"):
-        event = http_event(
-            "POST", "/mcp", {"content-type": "application/json", "mcp-session-id": bad}, json.dumps(body)
-        )
-        response = lambda_handler(app)(event, LocalContext())
-        assert response["statusCode"] == 404
-        assert json.loads(response["body"])["id"] == 7
+        reply = client.post(body, {"mcp-session-id": bad})
+        assert reply.status == 404
+        assert reply.body["id"] == 7

@@ -62,6 +62,25 @@ def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
     assert template["Transform"] == "AWS::Serverless-2016-10-31"
 
 
+def test_the_lambda_package_holds_no_dev_only_code(function: dict[str, Any]) -> None:
+    package = ROOT / function["CodeUri"]
+    files = [path.relative_to(package) for path in package.rglob("*.py") if "__pycache__" not in path.parts]
+    dev_only = [
+        path
+        for path in files
+        if path.name == "projection.py"
+        or "local" in path.parts
+        or path.parts[:2] == ("businesses", "conformance")
+    ]
+
+    assert files and not dev_only, f"dev-only code under CodeUri: {dev_only}"
+    assert not (package / "mcp_lambda_dev").exists()
+    importing_dev = re.compile(r"^\s*(from|import) mcp_lambda_dev\b", re.MULTILINE)
+    assert not [path for path in files if importing_dev.search((package / path).read_text())]
+    # ...and it still exists beside the package, for make run, the simulator and the tests.
+    assert (ROOT / "dev" / "businesses" / "conformance" / "__init__.py").is_file()
+
+
 def test_function_runs_the_handler_on_python_3_13_arm64(function: dict[str, Any]) -> None:
     assert function["Runtime"] == "python3.13"
     assert function["Architectures"] == ["arm64"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import Field
 
 from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
 
@@ -22,27 +22,16 @@ ProductId = Annotated[
 ]
 
 
-def _no_null_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-def _optional(description: str, **schema: Any) -> Any:
-    # An optional argument described as a plain type (no anyOf with null), which simple parsers read best.
-    return WithJsonSchema({**schema, "description": description})
-
-
 @tool(
     description=(
         "Use when the user wants to find or browse products in the shop, e.g. 'find me a thermos cup under "
         "150 yuan'. Shows a product list card; you may then narrow it to the items the user cares about. "
         "Not for checking orders or stock alerts (use subscribe_product to get notified)."
     ),
-    annotations={
-        "title": "Search products",
-        "readOnlyHint": True,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
+    read_only=True,
+    idempotent=True,
+    open_world=False,
+    annotations={"title": "Search products"},
     safe_fields=("keyword", "category", "max_price_yuan", "sort", "limit"),
 )
 def search_products(
@@ -53,21 +42,11 @@ def search_products(
         ),
     ],
     ctx: ToolContext,
-    category: Annotated[
-        Category | None,
-        Field(json_schema_extra=_no_null_default),
-        _optional(
-            f"Only this category. {CATEGORY_HELP}", type="string", enum=["drinkware", "travel", "home"]
-        ),
-    ] = None,
+    category: Annotated[Category | None, Field(description=f"Only this category. {CATEGORY_HELP}")] = None,
     max_price_yuan: Annotated[
         int | None,
-        Field(ge=1, le=100_000, json_schema_extra=_no_null_default),
-        _optional(
-            "Only products at or below this price, in whole yuan (1-100000).",
-            type="integer",
-            minimum=1,
-            maximum=100_000,
+        Field(
+            ge=1, le=100_000, description="Only products at or below this price, in whole yuan (1-100000)."
         ),
     ] = None,
     sort: Annotated[Sort, Field(description=f"Order of the list. {SORT_HELP}")] = "relevance",
@@ -114,13 +93,11 @@ def search_products(
         "when the glass tea cup set is available'. Needs a product_id from search_products. Calling it again "
         "with the same arguments returns the same subscription. Not for buying or reserving a product."
     ),
-    annotations={
-        "title": "Subscribe to a product alert",
-        "readOnlyHint": False,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
+    read_only=False,
+    destructive=False,
+    idempotent=True,
+    open_world=False,
+    annotations={"title": "Subscribe to a product alert"},
     safe_fields=("product_id", "alert", "target_price_yuan"),
 )
 def subscribe_product(
@@ -135,12 +112,10 @@ def subscribe_product(
     ctx: ToolContext,
     target_price_yuan: Annotated[
         int | None,
-        Field(ge=1, le=100_000, json_schema_extra=_no_null_default),
-        _optional(
-            "Required for 'price_drop': notify at or below this price, in whole yuan (1-100000).",
-            type="integer",
-            minimum=1,
-            maximum=100_000,
+        Field(
+            ge=1,
+            le=100_000,
+            description="Required for 'price_drop': notify at or below this price, in whole yuan (1-100000).",
         ),
     ] = None,
 ) -> ToolResult:

@@ -3,46 +3,30 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import Field, WithJsonSchema
+from pydantic import Field
 
 from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, tool
 
 from . import codes
-from .places import MODE_HELP, PLACE_HELP, PLACES, PlaceId, TravelMode, plan
+from .places import MODE_HELP, PLACE_HELP, PlaceId, TravelMode, plan
 
 Origin = Annotated[PlaceId, Field(description=f"Where the trip starts. One of: {PLACE_HELP}.")]
 Mode = Annotated[TravelMode, Field(description=f"How to travel. {MODE_HELP}")]
 
 
-def _no_null_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-# Optional arguments are described as plain types (no anyOf, no null default), which simple parsers read best.
+# Optional arguments render as plain types (no anyOf with null, no null default): the framework does that.
 Destination = Annotated[
     PlaceId | None,
-    Field(json_schema_extra=_no_null_default),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "enum": list(PLACES),
-            "description": f"Where the trip ends. One of: {PLACE_HELP}. "
-            "Leave it out if the user has not said; the tool then asks for it (code 40001).",
-        }
+    Field(
+        description=f"Where the trip ends. One of: {PLACE_HELP}. "
+        "Leave it out if the user has not said; the tool then asks for it (code 40001)."
     ),
 ]
 DepartureDate = Annotated[
     date | None,
-    Field(json_schema_extra=_no_null_default),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "format": "date",
-            "description": "Day of travel as YYYY-MM-DD (a real calendar date, e.g. 2026-08-01). Omit for today.",
-        }
-    ),
+    Field(description="Day of travel as YYYY-MM-DD (a real calendar date, e.g. 2026-08-01). Omit for today."),
 ]
 
 
@@ -53,12 +37,10 @@ DepartureDate = Annotated[
         "distance, fare and steps. Not for comparing several ways of travelling without a card (use "
         "search_routes_for_reference) and not for booking tickets or cars."
     ),
-    annotations={
-        "title": "Search a route",
-        "readOnlyHint": True,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
+    read_only=True,
+    idempotent=True,
+    open_world=False,
+    annotations={"title": "Search a route"},
     safe_fields=("origin", "destination", "travel_mode", "departure_date"),
 )
 def search_routes(
@@ -84,12 +66,10 @@ def search_routes(
         "faster than a taxi from Zhongguancun to Beijing South?'. Returns one route per travel mode asked for, "
         "for you to compare. Not for showing the user a route to follow (use search_routes) and not for booking."
     ),
-    annotations={
-        "title": "Compare routes (no card)",
-        "readOnlyHint": True,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    },
+    read_only=True,
+    idempotent=True,
+    open_world=False,
+    annotations={"title": "Compare routes (no card)"},
     safe_fields=("origin", "destination", "travel_modes"),
 )
 def search_routes_for_reference(

@@ -43,10 +43,6 @@ class BoundManifest:
         """JSON Schema of structuredContent for kind=entities tools; None otherwise."""
         return self._schemas.get(tool_name)
 
-    def output_kind(self, tool_name: str) -> str | None:
-        entry = self.manifest.tools.get(tool_name)
-        return entry.output.kind if entry is not None else None
-
 
 def bind_manifest(business: Business, path: str | Path) -> BoundManifest:
     """Load the manifest and match it with the business's tools; raises ManifestError listing every problem."""

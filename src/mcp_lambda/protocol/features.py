@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import inspect
-import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..tools.inputs import InputRequired
+from ..observability import ToolLogger, log_internal_error
+from ..tools import Business, InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError
-from .params import listing, required_string
-from .scope import CallScope
-
-if TYPE_CHECKING:
-    from .methods import Handler, McpMethods
+from .contexts import ContextFactory
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
+from .pagination import listing
+from .params import required_string
+from .rounds import Rounds
+from .scope import CallScope, Handler
 
 
 async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -23,21 +23,28 @@ async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
 
 
 class FeatureMethods:
-    def __init__(self, methods: McpMethods) -> None:
-        self.methods = methods
-        self.business = methods.business
-        self._page_size = methods.settings.tools_page_size
+    def __init__(
+        self,
+        business: Business,
+        contexts: ContextFactory,
+        rounds: Rounds,
+        page_size: int,
+        logger: ToolLogger,
+    ) -> None:
+        self.business = business
+        self.contexts = contexts
+        self.rounds = rounds
+        self.logger = logger
+        self._page_size = page_size
 
     def has_resources(self) -> bool:
         return bool(self.business.resources or self.business.resource_templates)
 
-    def capabilities(self, era: str) -> dict[str, Any]:
+    def capabilities(self, resources: dict[str, Any]) -> dict[str, Any]:
+        """What the business serves, with `resources` as the era describes it."""
         caps: dict[str, Any] = {}
         if self.has_resources():
-            # Subscriptions are accepted in the legacy era, but a Lambda never pushes updates (no open stream).
-            caps["resources"] = (
-                {"listChanged": False} if era == "modern" else {"subscribe": True, "listChanged": False}
-            )
+            caps["resources"] = resources
         if self.business.prompts:
             caps["prompts"] = {"listChanged": False}
         if self.business.completer is not None:
@@ -60,7 +67,8 @@ class FeatureMethods:
             table["completion/complete"] = self.complete
         return table
 
-    def legacy_handlers(self) -> dict[str, Handler]:
+    def subscription_handlers(self) -> dict[str, Handler]:
+        """resources/(un)subscribe: accepted where sessions exist, though a Lambda never pushes updates."""
         if not self.has_resources():
             return {}
         return {"resources/subscribe": self.subscribe, "resources/unsubscribe": self.subscribe}
@@ -77,13 +85,13 @@ class FeatureMethods:
         try:
             spec = self.business.resource_for(uri)
         except ResourceNotFound:
-            code = INVALID_PARAMS if scope.era == "modern" else RESOURCE_NOT_FOUND
+            code = scope.era.resource_not_found_code
             raise RpcError(code, f"Resource not found: {uri}", data={"uri": uri}) from None
-        inputs = self.methods.rounds.inputs(scope, params, "resources/read", uri)
-        ctx = self.methods.context(scope, uri, inputs)
+        inputs = self.rounds.inputs(scope, params, "resources/read", uri)
+        ctx = self.contexts(scope, uri, inputs)
         value = await self._guarded(spec.fn, spec.kwargs(uri, ctx), "resources/read", uri)
         if isinstance(value, InputRequired):
-            return self._ask(scope, "resources/read", uri, value)
+            return scope.era.request_needs_input(scope, "resources/read", uri, value)
         if isinstance(value, list):
             return {"contents": value}
         if not isinstance(value, str | bytes):
@@ -111,12 +119,12 @@ class FeatureMethods:
             raise RpcError(INVALID_PARAMS, f"Missing required prompt arguments: {', '.join(missing)}")
         known = {a["name"] for a in spec.arguments}
         kwargs: dict[str, Any] = {k: v for k, v in arguments.items() if k in known}
-        inputs = self.methods.rounds.inputs(scope, params, "prompts/get", name)
+        inputs = self.rounds.inputs(scope, params, "prompts/get", name)
         if spec.context_param:
-            kwargs[spec.context_param] = self.methods.context(scope, name, inputs)
+            kwargs[spec.context_param] = self.contexts(scope, name, inputs)
         messages = await self._guarded(spec.fn, kwargs, "prompts/get", name)
         if isinstance(messages, InputRequired):
-            return self._ask(scope, "prompts/get", name, messages)
+            return scope.era.request_needs_input(scope, "prompts/get", name, messages)
         return {"description": spec.description, "messages": list(messages)}
 
     async def complete(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
@@ -137,11 +145,6 @@ class FeatureMethods:
         ]
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
 
-    def _ask(self, scope: CallScope, method: str, target: str, asked: InputRequired) -> dict[str, Any]:
-        if scope.era != "modern":
-            raise RpcError(INVALID_PARAMS, f"{method} '{target}' needs client input; use MCP 2026-07-28")
-        return self.methods.rounds.input_required(scope, method, target, asked)
-
     async def _guarded(self, fn: Callable[..., Any], kwargs: dict[str, Any], method: str, target: str) -> Any:
         try:
             return await _call(fn, **kwargs)
@@ -151,15 +154,5 @@ class FeatureMethods:
             raise self._internal(method, target, exc) from None
 
     def _internal(self, method: str, target: str, exc: Exception) -> RpcError:
-        error_id = secrets.token_hex(8)
-        self.methods.logger.error(
-            f"{method} failed",
-            extra={
-                "event": "mcp_request_failed",
-                "method": method,
-                "target": target,
-                "error_id": error_id,
-                "error_type": type(exc).__name__,
-            },
-        )
+        error_id = log_internal_error(self.logger, "mcp_request_failed", exc, method=method, target=target)
         return RpcError(INTERNAL_ERROR, f"Internal error (error id {error_id})")

@@ -21,14 +21,25 @@ RequestId = str | int
 
 
 class RpcError(Exception):
-    """A JSON-RPC error to send back; `http_status` is the status the transport should use."""
+    """The one error type of the protocol layer: a JSON-RPC error, and the HTTP status and headers to send it with.
 
-    def __init__(self, code: int, message: str, data: Any = None, http_status: int | None = None) -> None:
+    `http_status` None means "the era decides" (200 in a session, the mcp-wire §3 table at 2026-07-28).
+    """
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        http_status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data
         self.http_status = http_status
+        self.headers = headers or {}
 
     def to_error(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}

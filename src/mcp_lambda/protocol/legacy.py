@@ -6,10 +6,16 @@ import json
 import re
 from typing import Any
 
-from ..sessions import Session, SessionStore, SessionStoreUnavailable, open_session
+from ..sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
+from ..tools import Business, InputRequired
+from ..tools.context import LOG_LEVELS
+from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, business_error
+from .features import FeatureMethods
 from .jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
     SERVICE_UNAVAILABLE,
     SESSION_NOT_FOUND,
     Notification,
@@ -20,36 +26,78 @@ from .jsonrpc import (
     recover_id,
     result_response,
 )
-from .methods import McpMethods
-from .scope import CallScope, Inbound, Outbound
+from .methods import ToolMethods
+from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 
 SESSION_HEADER = "mcp-session-id"
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
+MINT_ATTEMPTS = 3  # an id is never overwritten; a (192-bit) collision just draws another
 
 
-class _Reject(Exception):
-    """Stop handling and answer with this HTTP status and JSON-RPC error."""
+def store_unavailable(exc: SessionStoreUnavailable) -> RpcError:
+    """503 with Retry-After: the session store is throttled or unreachable, and the client may retry."""
+    return RpcError(
+        SERVICE_UNAVAILABLE,
+        "Session store temporarily unavailable; retry later",
+        http_status=503,
+        headers={"retry-after": str(exc.retry_after_seconds)},
+    )
 
-    def __init__(self, status: int, error: RpcError, headers: dict[str, str] | None = None) -> None:
-        self.status, self.error, self.headers = status, error, headers or {}
+
+def session_not_found() -> RpcError:
+    return RpcError(SESSION_NOT_FOUND, "Session not found", http_status=404)
 
 
 class LegacyEra:
-    def __init__(self, methods: McpMethods, sessions: SessionStore, server_info: dict[str, Any]) -> None:
-        self.methods = methods
+    """Sessions: capabilities fixed at initialize, logging/setLevel kept in the session, no rounds.
+
+    When a tool asks for input, the call answers an error *result* (40010): tools report failures as results the
+    model can read. A prompt or resource asking for input answers a JSON-RPC -32602 error: neither has a result
+    form for failure.
+    """
+
+    name = "legacy"
+    has_rounds = False
+    resource_not_found_code = RESOURCE_NOT_FOUND
+
+    def __init__(
+        self,
+        business: Business,
+        tools: ToolMethods,
+        features: FeatureMethods,
+        sessions: SessionStore,
+        server_info: dict[str, Any],
+    ) -> None:
+        self.business = business
+        self.features = features
         self.sessions = sessions
         self.server_info = server_info
-        methods.log_level_sink = self._save_log_level
+        self.methods: dict[str, Handler] = {
+            **tools.handlers(),
+            **features.handlers(),
+            "ping": self.ping,
+            "logging/setLevel": self.set_level,
+            **features.subscription_handlers(),
+        }
 
-    def _save_log_level(self, scope: CallScope, level: str) -> None:
-        if scope.session is None:
-            return
-        try:
-            self.sessions.set_log_level(scope.session.session_id, level)
-        except SessionStoreUnavailable as exc:
-            raise _unavailable_reject(exc).error from None
+    def capabilities(self) -> dict[str, Any]:
+        resources = {"subscribe": True, "listChanged": False}
+        return {"tools": {"listChanged": False}, "logging": {}, **self.features.capabilities(resources)}
+
+    def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
+        return business_error(
+            INPUT_REQUIRED_UNSUPPORTED,
+            f"Tool '{name}' needs input from the client; connect with MCP 2026-07-28 to answer it.",
+        ).to_wire()
+
+    def request_needs_input(
+        self, scope: CallScope, method: str, target: str, asked: InputRequired
+    ) -> dict[str, Any]:
+        raise RpcError(INVALID_PARAMS, f"{method} '{target}' needs client input; use MCP 2026-07-28")
+
+    # -- HTTP methods -------------------------------------------------------------------------------------
 
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body
@@ -59,15 +107,19 @@ class LegacyEra:
             try:
                 message = parse_message(body)
             except RpcError as exc:
-                return Outbound(400, error_response(recover_id(body), exc))
+                return error_outbound(recover_id(body), exc, 400)
             if isinstance(message, Request) and message.method == "initialize":
                 return self._initialize(inbound, message)
             session = self._session(inbound)
             if not isinstance(message, Request):
                 return Outbound(202)
-            return await self._request(inbound, session, message)
-        except _Reject as reject:
-            return Outbound(reject.status, error_response(recover_id(body), reject.error), reject.headers)
+            scope = self._scope(inbound, session, message)
+            try:
+                return answer(inbound, scope, await self._call(scope, message))
+            except RpcError as exc:  # an error with a status of its own (the store went away mid-request)
+                return error_outbound(message.id, exc)
+        except RpcError as exc:
+            return error_outbound(recover_id(body), exc)
 
     async def get(self, inbound: Inbound) -> Outbound:
         # A standalone server->client SSE stream cannot live on Lambda: answer 405 as the spec allows.
@@ -76,22 +128,41 @@ class LegacyEra:
     async def delete(self, inbound: Inbound) -> Outbound:
         try:
             session = self._session(inbound, touch=False)  # about to go: no point extending it
-            self.sessions.delete(session.session_id)
-        except SessionStoreUnavailable as exc:
-            return _unavailable(None, exc)
-        except _Reject as reject:
-            return Outbound(reject.status, error_response(None, reject.error), reject.headers)
+            self._store(self.sessions.delete, session.session_id)
+        except RpcError as exc:
+            return error_outbound(None, exc)
         return Outbound(200)
+
+    # -- methods only sessions have -----------------------------------------------------------------------
+
+    async def ping(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def set_level(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        level = params.get("level")
+        if level not in LOG_LEVELS:
+            raise RpcError(INVALID_PARAMS, f"params.level must be one of {', '.join(LOG_LEVELS)}")
+        if scope.session is not None:
+            self._store(self.sessions.set_log_level, scope.session.session_id, level)
+        return {}
+
+    # -- internals ----------------------------------------------------------------------------------------
+
+    def _store(self, operation: Any, *args: Any) -> Any:
+        try:
+            return operation(*args)
+        except SessionStoreUnavailable as exc:
+            raise store_unavailable(exc) from None
 
     def _initialize(self, inbound: Inbound, request: Request) -> Outbound:
         params = request.params
         requested = params.get("protocolVersion")
         if not isinstance(requested, str):
             error = RpcError(INVALID_PARAMS, "params.protocolVersion is required and must be a string")
-            return Outbound(200, error_response(request.id, error))
+            return error_outbound(request.id, error)
         version = negotiate_legacy(requested)
-        capabilities = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
-        client_info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else {}
+        capabilities = _object_or_empty(params.get("capabilities"))
+        client_info = _object_or_empty(params.get("clientInfo"))
         stored = len(json.dumps(capabilities, ensure_ascii=False)) + len(
             json.dumps(client_info, ensure_ascii=False)
         )
@@ -101,67 +172,63 @@ class LegacyEra:
                 INVALID_PARAMS,
                 f"params.capabilities and params.clientInfo together exceed {MAX_STORED_CLIENT_BYTES} bytes",
             )
-            return Outbound(200, error_response(request.id, error))
-        for _attempt in range(3):  # an id is never overwritten; a (192-bit) collision just draws another
+            return error_outbound(request.id, error)
+        try:
+            session = self._mint(inbound, version, capabilities, client_info)
+        except RpcError as exc:
+            return error_outbound(request.id, exc)
+        server_info = dict(self.server_info)
+        if version < "2025-06-18":
+            server_info.pop("title", None)
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self.capabilities(),
+            "serverInfo": server_info,
+        }
+        if self.business.instructions:
+            result["instructions"] = self.business.instructions
+        return Outbound(200, result_response(request.id, result), {SESSION_HEADER: session.session_id})
+
+    def _mint(
+        self, inbound: Inbound, version: str, capabilities: dict[str, Any], client_info: dict[str, Any]
+    ) -> Session:
+        for _attempt in range(MINT_ATTEMPTS):
             session = open_session(
                 protocol_version=version,
-                business=self.methods.business.name,
+                business=self.business.name,
                 ttl_seconds=self.sessions.ttl_seconds,
                 client_info=client_info,
                 client_capabilities=capabilities,
                 principal=inbound.principal,
             )
             try:
-                self.sessions.create(session)
-                break
-            except SessionStoreUnavailable as exc:
-                return _unavailable(request.id, exc)
-            except ValueError:
+                self._store(self.sessions.create, session)
+                return session
+            except SessionIdTaken:
                 continue
-        else:
-            return _unavailable(request.id, SessionStoreUnavailable("could not mint a unique session id"))
-        server_info = dict(self.server_info)
-        if version < "2025-06-18":
-            server_info.pop("title", None)
-        result: dict[str, Any] = {
-            "protocolVersion": version,
-            "capabilities": self.methods.capabilities("legacy"),
-            "serverInfo": server_info,
-        }
-        if self.methods.business.instructions:
-            result["instructions"] = self.methods.business.instructions
-        return Outbound(200, result_response(request.id, result), {SESSION_HEADER: session.session_id})
+        raise store_unavailable(SessionStoreUnavailable("could not mint a unique session id"))
 
     def _session(self, inbound: Inbound, touch: bool = True) -> Session:
         session_id = inbound.header(SESSION_HEADER)
         if not session_id:
-            raise _Reject(400, RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required"))
+            raise RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", http_status=400)
         if not SESSION_ID_SHAPE.fullmatch(session_id):
             # Never one of ours (and never sent to the store, whose key limits would turn it into a 5xx).
-            raise _Reject(404, RpcError(SESSION_NOT_FOUND, "Session not found"))
-        try:
-            session = self.sessions.get(session_id)
-            if session is None or session.principal != inbound.principal:
-                # A session bound to another caller answers exactly like one that does not exist.
-                raise _Reject(404, RpcError(SESSION_NOT_FOUND, "Session not found"))
-            return self.sessions.touch(session) if touch else session
-        except SessionStoreUnavailable as exc:
-            raise _unavailable_reject(exc) from None
-
-    async def _request(self, inbound: Inbound, session: Session, request: Request) -> Outbound:
-        scope = self._scope(inbound, session, request)
-        response = await self._call(scope, request)
-        if scope.notifications and inbound.accepts_sse:
-            return Outbound(200, messages=[*scope.notifications, response])
-        return Outbound(200, response)
+            raise session_not_found()
+        session = self._store(self.sessions.get, session_id)
+        if session is None or session.principal != inbound.principal:
+            # A session bound to another caller answers exactly like one that does not exist.
+            raise session_not_found()
+        return self._store(self.sessions.touch, session) if touch else session
 
     def _scope(self, inbound: Inbound, session: Session, request: Request) -> CallScope:
         meta = request.params.get("_meta")
         return CallScope(
-            era="legacy",
+            era=self,
             protocol_version=inbound.header("mcp-protocol-version") or session.protocol_version,
             request_id=request.id,
             correlation_id=inbound.correlation_id,
+            principal=inbound.principal,
             session=session,
             client_capabilities=session.client_capabilities,
             meta=meta if isinstance(meta, dict) else {},
@@ -169,24 +236,28 @@ class LegacyEra:
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:
+        """The JSON-RPC response to one request; an error with an HTTP status of its own propagates."""
+        handler = self.methods.get(request.method)
         try:
-            handler = self.methods.handler_for("legacy", request.method)
+            if handler is None:
+                raise RpcError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
             return result_response(request.id, await handler(scope, request.params))
         except RpcError as exc:
+            if exc.http_status is not None:
+                raise
             return error_response(request.id, exc)
 
     async def _batch(self, inbound: Inbound, items: list[Any]) -> Outbound:
         session = self._session(inbound)
         version = inbound.header("mcp-protocol-version") or session.protocol_version or HEADERLESS_VERSION
         if version not in BATCH_VERSIONS:
-            error = RpcError(
-                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not accepted at {version}"
+            raise RpcError(
+                INVALID_REQUEST,
+                f"Invalid Request: JSON-RPC batches are not accepted at {version}",
+                http_status=400,
             )
-            return Outbound(400, error_response(None, error))
         if not items:
-            return Outbound(
-                400, error_response(None, RpcError(INVALID_REQUEST, "Invalid Request: empty batch"))
-            )
+            raise RpcError(INVALID_REQUEST, "Invalid Request: empty batch", http_status=400)
         responses: list[dict[str, Any]] = []
         for raw in items:
             try:
@@ -198,17 +269,14 @@ class LegacyEra:
                 error = RpcError(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
                 responses.append(error_response(message.id, error))
             elif isinstance(message, Request):
-                responses.append(await self._call(self._scope(inbound, session, message), message))
+                try:
+                    responses.append(await self._call(self._scope(inbound, session, message), message))
+                except RpcError as exc:  # inside a batch every error is a member of the answer
+                    responses.append(error_response(message.id, exc))
             elif isinstance(message, Notification):
                 continue
         return Outbound(200, responses) if responses else Outbound(202)
 
 
-def _unavailable_reject(exc: SessionStoreUnavailable) -> _Reject:
-    error = RpcError(SERVICE_UNAVAILABLE, "Session store temporarily unavailable; retry later")
-    return _Reject(503, error, {"retry-after": str(exc.retry_after_seconds)})
-
-
-def _unavailable(request_id: Any, exc: SessionStoreUnavailable) -> Outbound:
-    reject = _unavailable_reject(exc)
-    return Outbound(reject.status, error_response(request_id, reject.error), reject.headers)
+def _object_or_empty(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

@@ -6,49 +6,61 @@ import base64
 import binascii
 from typing import Any
 
+from ..tools import Business, InputRequired
+from .features import FeatureMethods
 from .jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
     Notification,
     Request,
     RpcError,
-    error_response,
     parse_message,
     recover_id,
     result_response,
 )
-from .methods import McpMethods
-from .scope import CallScope, Inbound, Outbound
+from .methods import ToolMethods
+from .rounds import Rounds
+from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .wire_tables import CACHEABLE_METHODS, HTTP_STATUS_OF_CODE, NAME_BEARING_METHODS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-# Methods whose target is mirrored in the Mcp-Name header, and the params field it mirrors.
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-CACHEABLE_METHODS = {
-    "server/discover",
-    "tools/list",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-}
-# mcp-wire §3: how JSON-RPC error codes map to HTTP status on the modern path.
-ERROR_STATUS = {-32700: 400, -32600: 400, -32602: 400, -32020: 400, -32021: 400, -32022: 400, -32601: 404}
 
 
 class ModernEra:
-    def __init__(self, methods: McpMethods, server_info: dict[str, Any], list_ttl_ms: int) -> None:
-        self.methods = methods
+    """2026-07-28: stateless requests, capabilities per request in `_meta`, multi round-trip results."""
+
+    name = "modern"
+    has_rounds = True
+    resource_not_found_code = INVALID_PARAMS
+
+    def __init__(
+        self,
+        business: Business,
+        tools: ToolMethods,
+        features: FeatureMethods,
+        rounds: Rounds,
+        server_info: dict[str, Any],
+        list_ttl_ms: int,
+    ) -> None:
+        self.business = business
+        self.features = features
+        self.rounds = rounds
         self.server_info = server_info
         self.list_ttl_ms = list_ttl_ms
-        methods.modern_only["server/discover"] = self.discover
+        self.methods: dict[str, Handler] = {
+            **tools.handlers(),
+            **features.handlers(),
+            "server/discover": self.discover,
+        }
         # tool name -> {argument: header suffix} for arguments mirrored in Mcp-Param-* headers (x-mcp-header).
         self.param_headers: dict[str, dict[str, str]] = {}
-        for spec in methods.business.tools:
+        for spec in business.tools:
             properties = spec.input_schema.get("properties")
             mirrored = {
                 name: prop["x-mcp-header"]
@@ -58,39 +70,51 @@ class ModernEra:
             if mirrored:
                 self.param_headers[spec.name] = mirrored
 
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+
+    def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
+        return self.rounds.input_required(scope, "tools/call", name, asked)
+
+    def request_needs_input(
+        self, scope: CallScope, method: str, target: str, asked: InputRequired
+    ) -> dict[str, Any]:
+        return self.rounds.input_required(scope, method, target, asked)
+
     async def post(self, inbound: Inbound) -> Outbound:
         body = inbound.body
         if isinstance(body, list):
             error = RpcError(
                 INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not accepted at 2026-07-28"
             )
-            return Outbound(400, error_response(None, error))
+            return self._error(None, error)
         try:
             message = parse_message(body)
         except RpcError as exc:
-            return Outbound(400, error_response(recover_id(body), exc))
+            return self._error(recover_id(body), exc)
         if isinstance(message, Notification):
             return Outbound(202)
         if not isinstance(message, Request):
             error = RpcError(
                 INVALID_REQUEST, "Invalid Request: a 2026-07-28 client sends no JSON-RPC responses"
             )
-            return Outbound(400, error_response(recover_id(body), error))
+            return self._error(recover_id(body), error)
         try:
             scope = self._validate(inbound, message)
-            handler = self.methods.handler_for("modern", message.method)
+            handler = self.methods.get(message.method)
+            if handler is None:
+                raise RpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}")
             result = await handler(scope, message.params)
         except RpcError as exc:
-            status = exc.http_status or ERROR_STATUS.get(exc.code, 200)
-            return Outbound(status, error_response(message.id, exc))
-        response = result_response(message.id, self._decorate(message.method, result))
-        if scope.notifications and inbound.accepts_sse:
-            return Outbound(200, messages=[*scope.notifications, response])
-        return Outbound(200, response)
+            return self._error(message.id, exc)
+        return answer(inbound, scope, result_response(message.id, self._decorate(message.method, result)))
 
     async def reject_method(self, inbound: Inbound) -> Outbound:
         """GET and DELETE have no meaning at 2026-07-28."""
         return Outbound(405, headers={"allow": "POST"})
+
+    def _error(self, request_id: Any, error: RpcError) -> Outbound:
+        return error_outbound(request_id, error, HTTP_STATUS_OF_CODE.get(error.code, 200))
 
     def _validate(self, inbound: Inbound, request: Request) -> CallScope:
         meta = request.params.get("_meta")
@@ -115,7 +139,7 @@ class ModernEra:
             )
         _require_header(inbound, "MCP-Protocol-Version", version)
         _require_header(inbound, "Mcp-Method", request.method)
-        name_field = NAMED_METHODS.get(request.method)
+        name_field = NAME_BEARING_METHODS.get(request.method)
         if name_field is not None:
             target = request.params.get(name_field)
             if isinstance(target, str):
@@ -129,10 +153,11 @@ class ModernEra:
         if request.method == "tools/call":
             self._check_param_headers(inbound, request.params)
         return CallScope(
-            era="modern",
+            era=self,
             protocol_version=version,
             request_id=request.id,
             correlation_id=inbound.correlation_id,
+            principal=inbound.principal,
             client_capabilities=capabilities,
             meta=meta,
             log_level=meta.get("io.modelcontextprotocol/logLevel")
@@ -141,7 +166,8 @@ class ModernEra:
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:
-        mirrored = self.param_headers.get(params.get("name"))  # type: ignore[arg-type]
+        name = params.get("name")
+        mirrored = self.param_headers.get(name) if isinstance(name, str) else None
         arguments = params.get("arguments")
         if not mirrored or not isinstance(arguments, dict):
             return
@@ -170,10 +196,10 @@ class ModernEra:
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {
             "supportedVersions": list(MODERN_VERSIONS),
-            "capabilities": self.methods.capabilities("modern"),
+            "capabilities": self.capabilities(),
         }
-        if self.methods.business.instructions:
-            result["instructions"] = self.methods.business.instructions
+        if self.business.instructions:
+            result["instructions"] = self.business.instructions
         return result
 
 

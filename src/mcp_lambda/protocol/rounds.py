@@ -6,9 +6,9 @@ import logging
 import secrets
 from typing import Any
 
-from ..tools.context import SecretSource, SecretUnavailable
-from ..tools.inputs import InputRequired
-from .jsonrpc import INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
+from ..secrets import SecretSource, SecretUnavailable
+from ..tools import InputRequired
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
 from .request_state import RequestStateCodec
 from .scope import CallScope
 
@@ -35,7 +35,7 @@ class Rounds:
                 except SecretUnavailable:
                     if self._environment != "local":
                         raise RpcError(
-                            -32603, "Multi round-trip results are not configured on this server"
+                            INTERNAL_ERROR, "Multi round-trip results are not configured on this server"
                         ) from None
                     # One local process: a per-process key is enough (it is never shared, never logged).
                     logging.getLogger("mcp_lambda").warning(
@@ -50,9 +50,9 @@ class Rounds:
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """This round's answers and the previous round's verified state; -32602 when either is malformed.
 
-        Only the 2026-07-28 era has rounds: a legacy request's fields of the same names are ignored.
+        Only an era with rounds reads them: a session request's fields of the same names are ignored.
         """
-        if scope.era != "modern":
+        if not scope.era.has_rounds:
             return {}, None
         responses: dict[str, Any] = {}
         if "inputResponses" in params:

@@ -1,13 +1,15 @@
-"""Inbound/Outbound values between the transport and the protocol, and the per-request CallScope."""
+"""Values passed between the transport and the protocol (Inbound, Outbound), the per-request CallScope, and the
+Era interface that shared method handlers consult instead of comparing revision names."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..sessions import Session
-from .jsonrpc import RequestId
+from ..tools import InputRequired
+from .jsonrpc import RequestId, RpcError, error_response
 
 
 @dataclass(frozen=True)
@@ -36,14 +38,53 @@ class Outbound:
     messages: list[dict[str, Any]] | None = None
 
 
+def error_outbound(request_id: RequestId | None, error: RpcError, status: int | None = None) -> Outbound:
+    """The one place an RpcError becomes a response: its own status (else `status`, else 200) and headers."""
+    return Outbound(
+        error.http_status or status or 200, error_response(request_id, error), dict(error.headers)
+    )
+
+
+def answer(inbound: Inbound, scope: CallScope, response: dict[str, Any]) -> Outbound:
+    """A 200 answer: the buffered notifications and then the response as SSE when the client takes SSE."""
+    if scope.notifications and inbound.accepts_sse:
+        return Outbound(200, messages=[*scope.notifications, response])
+    return Outbound(200, response)
+
+
+Handler = Callable[["CallScope", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class Era(Protocol):
+    """What differs between the session revisions (2024-11-05 … 2025-11-25) and 2026-07-28.
+
+    Each era owns its method table and capabilities; shared handlers ask the era, never its name.
+    """
+
+    name: str  # "legacy" | "modern": for logs, never for branching
+    has_rounds: bool  # whether multi round-trip fields (inputResponses, requestState) are read
+    resource_not_found_code: int
+
+    def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
+        """The tools/call result when a tool asks the client for input."""
+        ...
+
+    def request_needs_input(
+        self, scope: CallScope, method: str, target: str, asked: InputRequired
+    ) -> dict[str, Any]:
+        """The prompts/get or resources/read result when a prompt or resource asks for input (or raise)."""
+        ...
+
+
 @dataclass
 class CallScope:
     """Everything a method handler may know about the request it serves."""
 
-    era: str  # "legacy" | "modern"
+    era: Era
     protocol_version: str
     request_id: RequestId
     correlation_id: str | None = None
+    principal: str | None = None
     session: Session | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)

@@ -2,26 +2,64 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..sessions import SessionStore
+from ..settings import Settings
+from ..tools import Business
+from ..tools.context import Services
+from ..tools.executor import ToolExecutor
+from .contexts import ContextFactory
+from .features import FeatureMethods
 from .legacy import LegacyEra
-from .methods import McpMethods
+from .methods import ToolMethods
 from .modern import ModernEra
+from .rounds import Rounds
 from .scope import Inbound, Outbound
 from .versions import is_legacy_header
+
+
+def server_info_of(business: Business) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": business.name, "version": business.version}
+    if business.title:
+        info["title"] = business.title
+    return info
 
 
 class McpServer:
     """The protocol layer's single entry: `handle(inbound) -> outbound`, whatever the revision."""
 
-    def __init__(self, methods: McpMethods, sessions: Any, list_ttl_ms: int) -> None:
-        business = methods.business
-        server_info: dict[str, Any] = {"name": business.name, "version": business.version}
-        if business.title:
-            server_info["title"] = business.title
-        self.methods = methods
-        self.legacy = LegacyEra(methods, sessions, server_info)
-        self.modern = ModernEra(methods, server_info, list_ttl_ms)
+    def __init__(self, legacy: LegacyEra, modern: ModernEra) -> None:
+        self.legacy = legacy
+        self.modern = modern
+
+    @classmethod
+    def create(
+        cls,
+        business: Business,
+        settings: Settings,
+        services: Services,
+        sessions: SessionStore,
+        executor: ToolExecutor,
+        output_schemas: Mapping[str, dict[str, Any]] | None = None,
+    ) -> McpServer:
+        """Compose both eras over one set of shared method handlers."""
+        contexts = ContextFactory(services)
+        rounds = Rounds(
+            settings.request_state_key,
+            services.secrets,
+            settings.environment,
+            settings.request_state_ttl_seconds,
+        )
+        page_size = settings.tools_page_size
+        tools = ToolMethods(business, executor, contexts, rounds, page_size, output_schemas)
+        features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
+        info = server_info_of(business)
+        return cls(
+            LegacyEra(business, tools, features, sessions, info),
+            ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms),
+        )
 
     async def handle(self, inbound: Inbound) -> Outbound:
         # mcp-wire §2: no header or a handshake revision -> legacy; anything else (incl. unknown) -> modern.

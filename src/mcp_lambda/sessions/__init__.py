@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..settings import Settings
 from .base import (
     Session,
-    SessionNotFound,
+    SessionIdTaken,
     SessionStore,
     SessionStoreUnavailable,
     new_session_id,
@@ -16,7 +16,7 @@ from .memory import MemorySessionStore
 __all__ = [
     "MemorySessionStore",
     "Session",
-    "SessionNotFound",
+    "SessionIdTaken",
     "SessionStore",
     "SessionStoreUnavailable",
     "build_session_store",

@@ -43,8 +43,8 @@ class Session(BaseModel):
         return self.expires_at - now < ttl_seconds / 2
 
 
-class SessionNotFound(LookupError):
-    """No live session has that id (never existed, expired, deleted, or bound to another caller)."""
+class SessionIdTaken(ValueError):
+    """`create` found a session with the same id; ids are never overwritten (the caller mints a new one)."""
 
 
 class SessionStoreUnavailable(RuntimeError):
@@ -61,7 +61,7 @@ class SessionStore(Protocol):
     ttl_seconds: int
 
     def create(self, session: Session) -> None:
-        """Store a new session; never overwrites an existing id."""
+        """Store a new session; never overwrites an existing id (raises SessionIdTaken instead)."""
 
     def get(self, session_id: str) -> Session | None:
         """The live session with that id, or None when it is unknown or expired."""

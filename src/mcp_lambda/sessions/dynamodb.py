@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .base import Session, SessionStoreUnavailable
+from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -30,10 +30,6 @@ CLIENT_CONFIG = Config(
 THROTTLE_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
-
-
-class SessionIdTaken(ValueError):
-    """`create` found an item with the same id; ids are never overwritten."""
 
 
 class DynamoDBSessionStore:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .base import Session
+from .base import Session, SessionIdTaken
 
 
 class MemorySessionStore:
@@ -17,7 +17,7 @@ class MemorySessionStore:
     def create(self, session: Session) -> None:
         with self._lock:
             if session.session_id in self._sessions:
-                raise ValueError("session id already exists")
+                raise SessionIdTaken("session id already exists")
             self._sessions[session.session_id] = session
 
     def get(self, session_id: str) -> Session | None:

@@ -6,6 +6,9 @@ from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, 
 from .business import Business, load_business
 from .context import SecretUnavailable, ToolContext
 from .decorator import ToolSpec, tool
+from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
+from .prompts import PromptSpec, assistant, prompt, user
+from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
 from .results import (
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
@@ -18,6 +21,7 @@ from .results import (
     execution_result,
     text,
 )
+from .schema import ToolSignatureError
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -25,15 +29,31 @@ __all__ = [
     "RESULT_VIOLATES_MANIFEST",
     "SECRET_UNAVAILABLE",
     "Business",
+    "InputRequest",
+    "InputRequired",
+    "PromptSpec",
+    "ResourceNotFound",
+    "ResourceSpec",
+    "ResourceTemplateSpec",
     "SecretUnavailable",
     "ToolContext",
     "ToolResult",
+    "ToolSignatureError",
     "ToolSpec",
+    "assistant",
     "business_error",
     "content_result",
+    "elicit",
     "entities",
     "execution_result",
+    "input_required",
+    "list_roots",
     "load_business",
+    "prompt",
+    "resource",
+    "resource_template",
+    "sample",
     "text",
     "tool",
+    "user",
 ]

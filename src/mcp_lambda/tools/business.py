@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import importlib
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,10 +17,6 @@ Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
 
 class BusinessError(ValueError):
     """The business package is missing or malformed."""
-
-
-class InvalidCursor(ValueError):
-    """A pagination cursor this server did not issue."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +36,8 @@ class Business:
     resource_templates: Sequence[ResourceTemplateSpec] = ()
     prompts: Sequence[PromptSpec] = ()
     completer: Completer | None = None
-    extensions: dict[str, Any] = field(default_factory=dict)
+    # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
+    error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -53,6 +47,13 @@ class Business:
             if spec.name in seen:
                 raise BusinessError(f"business '{self.name}': tool '{spec.name}' is listed twice")
             seen.add(spec.name)
+        for exc_type, (code, message) in self.error_map.items():
+            if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
+                raise BusinessError(f"business '{self.name}': error_map key {exc_type!r} is not an exception")
+            if isinstance(code, bool) or not isinstance(code, int) or not isinstance(message, str):
+                raise BusinessError(
+                    f"business '{self.name}': error_map[{exc_type.__name__}] must be (int, str)"
+                )
         object.__setattr__(self, "_by_name", {spec.name: spec for spec in self.tools})
         object.__setattr__(self, "_prompts", {spec.name: spec for spec in self.prompts})
         object.__setattr__(self, "_resources", {spec.uri: spec for spec in self.resources})
@@ -74,35 +75,6 @@ class Business:
     def tool(self, name: str) -> ToolSpec | None:
         by_name: dict[str, ToolSpec] = self._by_name  # type: ignore[attr-defined]
         return by_name.get(name)
-
-    def tool_page(self, cursor: str | None, page_size: int) -> tuple[list[ToolSpec], str | None]:
-        """Tools in declaration order (deterministic), one page at a time, with an opaque next cursor."""
-        return paginate(self.tools, cursor, page_size)
-
-
-def paginate(items: Sequence[Any], cursor: str | None, page_size: int) -> tuple[list[Any], str | None]:
-    """One page of a deterministic list, and the opaque cursor of the next page (None on the last)."""
-    start = decode_cursor(cursor) if cursor is not None else 0
-    if start > len(items):
-        raise InvalidCursor("cursor is past the end of the list")
-    end = start + page_size
-    return list(items[start:end]), encode_cursor(end) if end < len(items) else None
-
-
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> int:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        value = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        offset = value["o"]
-    except (binascii.Error, ValueError, TypeError, KeyError, UnicodeDecodeError):
-        raise InvalidCursor("cursor is not one this server issued") from None
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise InvalidCursor("cursor is not one this server issued")
-    return offset
 
 
 def load_business(name: str) -> Business:

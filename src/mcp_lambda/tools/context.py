@@ -4,56 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..platform_api import PlatformApiClient
+from ..observability import ToolLogger
+from ..platform_api import PlatformApiClient
+from ..secrets import NoSecrets, SecretSource, SecretUnavailable
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-class SecretUnavailable(LookupError):
-    """The named secret is missing, or the secret service cannot be reached."""
+@dataclass(frozen=True)
+class Services:
+    """What the app composes once per container and the protocol hands to every tool, prompt and resource."""
 
-    def __init__(self, name: str, reason: str = "unavailable") -> None:
-        super().__init__(f"secret '{name}' is {reason}")
-        self.name = name
-        self.reason = reason
-
-
-class SecretSource(Protocol):
-    def get(self, name: str) -> str:
-        """The secret's value; raises SecretUnavailable."""
-
-
-class NoSecrets:
-    """No secret store configured: every lookup fails with a clear reason."""
-
-    def get(self, name: str) -> str:
-        raise SecretUnavailable(name, "not configured")
-
-
-class ToolLogger(Protocol):
-    def info(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
-    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
-    def error(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
-    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
-    def exception(self, msg: str, *args: Any, **kwargs: Any) -> None: ...
+    logger: ToolLogger
+    secrets: SecretSource = field(default_factory=NoSecrets)
+    # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
+    platform_api: PlatformApiClient | None = None
 
 
 @dataclass
 class ToolContext:
     """The call as the tool sees it.
 
-    `era` is "legacy" (initialize + session) or "modern" (2026-07-28, stateless); `session_id` is set only in
-    the legacy era. `notify` sends a request-scoped notification (progress, log) when the transport can carry it.
+    `session_id` is set only for clients that opened a session (initialize). `notify` sends a request-scoped
+    notification (progress, log) when the transport can carry it.
     """
 
     request_id: str | int | None
     tool_name: str
-    era: str
-    protocol_version: str
     logger: ToolLogger
+    # The API Gateway request id (the correlation id of every log line of this invocation).
+    correlation_id: str | None = None
     session_id: str | None = None
     tool_call_id: str | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
@@ -65,9 +47,7 @@ class ToolContext:
     # Multi round-trip (2026-07-28): the client's answers, and the verified state of the previous round.
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     request_state: Mapping[str, Any] | None = None
-    # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
     platform_api: PlatformApiClient | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""
@@ -106,3 +86,6 @@ class ToolContext:
         if message is not None:
             params["message"] = message
         self.notify("notifications/progress", params)
+
+
+__all__ = ["LOG_LEVELS", "SecretUnavailable", "Services", "ToolContext"]

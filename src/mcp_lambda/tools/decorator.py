@@ -13,7 +13,21 @@ from pydantic import BaseModel
 from .schema import ToolSignatureError, arguments_model, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
-ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+# The wire hint each typed keyword of @tool sets, in the order they appear on the wire.
+HINT_OF_KEYWORD = {
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
+}
+ANNOTATION_KEYS = ("title", *HINT_OF_KEYWORD.values())
+# What MCP says a client must assume when a hint is left out.
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,30 @@ class ToolSpec:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
         return self.fn(*args, **kwargs)
 
+    def _hint(self, key: str) -> bool:
+        value = (self.annotations or {}).get(key)
+        return HINT_DEFAULTS[key] if value is None else bool(value)
+
+    @property
+    def read_only(self) -> bool:
+        """The tool only reads (`readOnlyHint`); false unless declared."""
+        return self._hint("readOnlyHint")
+
+    @property
+    def destructive(self) -> bool:
+        """The tool may destroy data (`destructiveHint`); true unless declared, false for a read-only tool."""
+        return not self.read_only and self._hint("destructiveHint")
+
+    @property
+    def idempotent(self) -> bool:
+        """Repeating a call with the same arguments has no further effect (`idempotentHint`); false unless declared."""
+        return self._hint("idempotentHint")
+
+    @property
+    def open_world(self) -> bool:
+        """The tool reaches outside systems (`openWorldHint`); true unless declared."""
+        return self._hint("openWorldHint")
+
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name}
         if self.title:
@@ -59,6 +97,10 @@ def tool(
     description: str | None = None,
     name: str | None = None,
     title: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
     annotations: Mapping[str, Any] | None = None,
     output_schema: dict[str, Any] | None = None,
     input_schema_override: dict[str, Any] | None = None,
@@ -67,9 +109,19 @@ def tool(
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
+    `read_only`, `destructive`, `idempotent` and `open_world` become the wire hints `readOnlyHint`,
+    `destructiveHint`, `idempotentHint` and `openWorldHint` (left out when None). `title` is the tool's
+    display name (`Tool.title`); `annotations={...}` is the older spelling of the hints, still accepted, and the
+    only way to set the display name inside the annotations (`{"title": ...}`, read by 2025-03-26 clients).
     `input_schema_override` serves a hand-written JSON Schema verbatim (any 2020-12 keyword); arguments are then
     passed through unvalidated by pydantic. `safe_fields` names arguments whose values may appear in logs.
     """
+    hints = {
+        "read_only": read_only,
+        "destructive": destructive,
+        "idempotent": idempotent,
+        "open_world": open_world,
+    }
 
     def wrap(func: Callable[..., Any]) -> ToolSpec:
         tool_name = name or func.__name__
@@ -80,9 +132,6 @@ def tool(
             raise ToolSignatureError(
                 f"tool '{tool_name}' needs a description (when to use it, what it is not for)"
             )
-        unknown = set(annotations or {}) - ANNOTATION_KEYS
-        if unknown:
-            raise ToolSignatureError(f"tool '{tool_name}': unknown annotations {sorted(unknown)}")
         model, context_param = arguments_model(func, f"{tool_name}_arguments")
         if input_schema_override is not None:
             if input_schema_override.get("type") != "object":
@@ -90,6 +139,8 @@ def tool(
             schema, arguments = input_schema_override, None
         else:
             schema, arguments = input_schema(model), model
+        accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
+        _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -99,11 +150,50 @@ def tool(
             context_param=context_param,
             is_async=inspect.iscoroutinefunction(func),
             title=title,
-            annotations=annotations,
+            annotations=_wire_annotations(tool_name, annotations, hints),
             output_schema=output_schema,
             meta=meta,
             safe_fields=frozenset(safe_fields),
-            arguments_accepted=frozenset(p for p in inspect.signature(func).parameters if p != context_param),
+            arguments_accepted=accepted,
         )
 
     return wrap(fn) if fn is not None else wrap
+
+
+def _wire_annotations(
+    tool_name: str, legacy: Mapping[str, Any] | None, hints: Mapping[str, bool | None]
+) -> dict[str, Any] | None:
+    """The wire `annotations`: the typed keywords merged with the older mapping, in the spec's key order."""
+    given = dict(legacy or {})
+    unknown = set(given) - set(ANNOTATION_KEYS)
+    if unknown:
+        raise ToolSignatureError(f"tool '{tool_name}': unknown annotations {sorted(unknown)}")
+    if "title" in given and not isinstance(given["title"], str):
+        raise ToolSignatureError(f"tool '{tool_name}': annotations['title'] must be a string")
+    for keyword, key in HINT_OF_KEYWORD.items():
+        value = hints[keyword]
+        if key in given and not isinstance(given[key], bool):
+            raise ToolSignatureError(f"tool '{tool_name}': annotations['{key}'] must be true or false")
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            raise ToolSignatureError(f"tool '{tool_name}': {keyword} must be True, False or None")
+        if key in given and given[key] != value:
+            raise ToolSignatureError(
+                f"tool '{tool_name}': {keyword}={value} contradicts annotations['{key}']"
+            )
+        given[key] = value
+    ordered = {key: given[key] for key in ANNOTATION_KEYS if key in given}
+    return ordered or None
+
+
+def _check_safe_fields(
+    tool_name: str, safe_fields: tuple[str, ...], arguments: set[str] | frozenset[str]
+) -> None:
+    if isinstance(safe_fields, str):
+        raise ToolSignatureError(f"tool '{tool_name}': safe_fields must be a tuple of names, not one string")
+    unknown = [field_name for field_name in safe_fields if field_name not in arguments]
+    if unknown:
+        raise ToolSignatureError(
+            f"tool '{tool_name}': safe_fields names {', '.join(map(repr, unknown))}, not an argument of the tool"
+        )

@@ -1,18 +1,28 @@
 """Runs one tool call: validate arguments, call, check the result, log, and turn exceptions into results.
 
-This is the single place where a tool's exceptions are caught and logged.
+This is the single place where a tool's exceptions are caught and logged. How each kind of exception becomes a
+result is a table looked up by exception class (most specific first), like Starlette's exception handlers; a
+business adds its own rows with `Business(error_map={OrderLocked: (40920, "order is locked")})`.
 """
 
 from __future__ import annotations
 
-import secrets
+import json
+import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..observability import NoTelemetry, ToolTelemetry, current_correlation_id, summarize_arguments
+from ..observability import (
+    NoTelemetry,
+    ToolTelemetry,
+    current_correlation_id,
+    new_error_id,
+    summarize_arguments,
+)
 from .context import SecretUnavailable, ToolContext
 from .decorator import ToolSpec
 from .inputs import InputRequired
@@ -27,6 +37,8 @@ from .results import (
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
+# A business's own exception -> (result code, message the client sees) rows.
+ErrorMap = Mapping[type[BaseException], tuple[int, str]]
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -41,129 +53,199 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "; ".join(clauses)
 
 
+@dataclass(frozen=True)
+class ErrorRule:
+    """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
+
+    code: int
+    outcome: str  # "invalid_arguments" | "system_error" | "business_error"
+    message: Callable[[ToolSpec, Any], str]
+    log_level: str = "info"  # "exception" logs the stack too
+    error_id: bool = False  # the client gets an id to quote; the log line carries the same id
+
+
+def _internal_message(spec: ToolSpec, error_id: str) -> str:
+    return f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
+
+
+INTERNAL = ErrorRule(INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True)
+FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
+    ValidationError: ErrorRule(
+        INVALID_ARGUMENTS,
+        "invalid_arguments",
+        lambda spec, exc: f"Invalid arguments for tool '{spec.name}': {describe_validation_error(exc)}",
+    ),
+    SecretUnavailable: ErrorRule(
+        SECRET_UNAVAILABLE,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
+    ),
+    Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
+}
+# The call finished (the tool answered, possibly with a business error) rather than failed.
+FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required"})
+
+
+def _business_rule(code: int, message: str) -> ErrorRule:
+    return ErrorRule(code, "business_error", lambda spec, exc: message)
+
+
 class ToolExecutor:
     def __init__(
-        self, result_check: ResultCheck | None = None, telemetry: ToolTelemetry | NoTelemetry | None = None
+        self,
+        result_check: ResultCheck | None = None,
+        telemetry: ToolTelemetry | NoTelemetry | None = None,
+        error_map: ErrorMap | None = None,
     ) -> None:
         self.result_check = result_check
         self.telemetry = telemetry or NoTelemetry()
+        business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
+        self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
 
     async def run(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult | InputRequired:
         with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
-            result, record.outcome = await self._run(spec, arguments, ctx)
+            call = _Call(spec, ctx)
+            call.started_line(arguments)
+            result: ToolResult | InputRequired
+            try:
+                value = await _invoke(spec, arguments, ctx)
+            except Exception as exc:  # the one catch-all for a tool's exceptions
+                result = call.failed(self.rule_for(exc), exc)
+            else:
+                result = self._settle(call, value)
+            record.outcome = call.outcome
         return result
 
-    async def _run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
-    ) -> tuple[ToolResult | InputRequired, str]:
-        """The result and its outcome, exactly as the log lines report it."""
-        log = ctx.logger
-        started = time.perf_counter()
-        # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
-        correlation_id = ctx.extras.get("correlation_id") or current_correlation_id(log)
-        base = {"request_id": correlation_id, "jsonrpc_id": ctx.request_id, "tool_name": spec.name}
-        if ctx.tool_call_id:
-            base["tool_call_id"] = ctx.tool_call_id
+    def rule_for(self, exc: BaseException) -> ErrorRule:
+        for cls in type(exc).__mro__:
+            rule = self.errors.get(cls)
+            if rule is not None:
+                return rule
+        return INTERNAL
 
-        def failed(code: int, error_type: str, *, stack: bool = False, **fields: Any) -> None:
-            extra = {
-                **base,
-                "event": "mcp_tool_call_failed",
-                **fields,
-                "error_type": error_type,
-                "outcome": "system_error",
-                "code": code,
-                "duration_ms": _ms(started),
-            }
-            (log.exception if stack else log.error)("mcp_tool_call_failed", extra=extra)
-
-        def internal_error(error_type: str, stack: bool) -> tuple[ToolResult, str]:
-            error_id = secrets.token_hex(8)  # the client gets the id, the log gets the type (and stack)
-            failed(INTERNAL_ERROR, error_type, stack=stack, error_id=error_id)
-            message = f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
-            return business_error(INTERNAL_ERROR, message), "system_error"
-
-        log.info(
-            "mcp_tool_call_started",
-            extra={
-                **base,
-                "event": "mcp_tool_call_started",
-                "arguments": summarize_arguments(arguments, spec.safe_fields),
-            },
-        )
-        outcome, error_type = "success", None
-        try:
-            result = await self._invoke(spec, arguments, ctx)
-        except ValidationError as exc:
-            result = business_error(
-                INVALID_ARGUMENTS,
-                f"Invalid arguments for tool '{spec.name}': {describe_validation_error(exc)}",
-            )
-            outcome, error_type = "invalid_arguments", "ValidationError"
-        except SecretUnavailable as exc:
-            result = business_error(
-                SECRET_UNAVAILABLE, f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}."
-            )
-            outcome, error_type = "system_error", "SecretUnavailable"
-        except Exception as exc:  # the one catch-all for a tool's exceptions
-            return internal_error(type(exc).__name__, stack=True)
-        if isinstance(result, InputRequired):
-            log.info(
-                "mcp_tool_call_finished",
-                extra={
-                    **base,
-                    "event": "mcp_tool_call_finished",
-                    "outcome": "input_required",
-                    "code": 0,
-                    "duration_ms": _ms(started),
-                },
-            )
-            return result, "input_required"
-        if not isinstance(result, ToolResult):
-            return internal_error("BadReturnType", stack=False)
-        if self.result_check is not None and outcome == "success":
-            violations = self.result_check(spec.name, result)
+    def _settle(self, call: _Call, value: Any) -> ToolResult | InputRequired:
+        """The tool answered: check what it returned before it leaves the server."""
+        if isinstance(value, InputRequired):
+            call.finish("input_required", 0)
+            return value
+        if not isinstance(value, ToolResult):
+            return call.failed(INTERNAL, None, error_type="BadReturnType")
+        not_json = json_problem(value.to_wire())
+        if not_json is not None:
+            message = f"Tool '{call.spec.name}' returned a result that is not valid JSON: {not_json}"
+            return call.contract_violation("ResultNotJson", message, reason=not_json)
+        if self.result_check is not None:
+            violations = self.result_check(call.spec.name, value)
             if violations:
-                failed(RESULT_VIOLATES_MANIFEST, "ManifestViolation", violations=violations[:20])
-                return business_error(RESULT_VIOLATES_MANIFEST, "; ".join(violations)), "system_error"
-        if result.is_error and outcome == "success":
-            outcome = "business_error"
-        code = (
-            result.structured_content.get("code")
-            if result.is_error and isinstance(result.structured_content, dict)
-            else 0
-        )
-        event = (
-            "mcp_tool_call_finished" if outcome in ("success", "business_error") else "mcp_tool_call_failed"
-        )
-        log.info(
-            event,
-            extra={
-                **base,
-                "event": event,
-                "outcome": outcome,
-                "code": code,
-                "error_type": error_type,
-                "duration_ms": _ms(started),
-            },
-        )
-        return result, outcome
+                return call.contract_violation(
+                    "ManifestViolation", "; ".join(violations), violations=violations[:20]
+                )
+        structured = value.structured_content
+        code = structured.get("code") if value.is_error and isinstance(structured, dict) else 0
+        call.finish("business_error" if value.is_error else "success", code)
+        return value
 
-    async def _invoke(self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
-        if spec.arguments is not None:
-            kwargs = dict(spec.arguments.model_validate(dict(arguments)))
-        elif "arguments" in spec.arguments_accepted:
-            kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
+
+class _Call:
+    """One tool call's log lines: the started line, then exactly one finishing line."""
+
+    def __init__(self, spec: ToolSpec, ctx: ToolContext) -> None:
+        self.spec = spec
+        self.log = ctx.logger
+        self.started = time.perf_counter()
+        self.outcome = "system_error"
+        # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
+        self.base: dict[str, Any] = {
+            "request_id": ctx.correlation_id or current_correlation_id(ctx.logger),
+            "jsonrpc_id": ctx.request_id,
+            "tool_name": spec.name,
+        }
+        if ctx.tool_call_id:
+            self.base["tool_call_id"] = ctx.tool_call_id
+
+    def started_line(self, arguments: Mapping[str, Any]) -> None:
+        summary = summarize_arguments(arguments, self.spec.safe_fields)
+        self.log.info(
+            "mcp_tool_call_started",
+            extra={**self.base, "event": "mcp_tool_call_started", "arguments": summary},
+        )
+
+    def finish(
+        self, outcome: str, code: Any, error_type: str | None = None, level: str = "info", **fields: Any
+    ) -> None:
+        self.outcome = outcome
+        event = "mcp_tool_call_finished" if outcome in FINISHED_OUTCOMES else "mcp_tool_call_failed"
+        extra = {
+            **self.base,
+            "event": event,
+            "outcome": outcome,
+            "code": code,
+            "error_type": error_type,
+            "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
+            **fields,
+        }
+        getattr(self.log, level)(event, extra=extra)
+
+    def failed(self, rule: ErrorRule, exc: BaseException | None, error_type: str | None = None) -> ToolResult:
+        fields: dict[str, Any] = {}
+        if rule.error_id:
+            fields["error_id"] = new_error_id()
+            message = rule.message(self.spec, fields["error_id"])
         else:
-            kwargs = {k: v for k, v in arguments.items() if k in spec.arguments_accepted}
-        if spec.context_param:
-            kwargs[spec.context_param] = ctx
-        if spec.is_async:
-            return await spec.fn(**kwargs)
-        return spec.fn(**kwargs)
+            message = rule.message(self.spec, exc)
+        level = rule.log_level if exc is not None else "error"
+        self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
+        return business_error(rule.code, message)
+
+    def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
+        self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
+        return business_error(RESULT_VIOLATES_MANIFEST, message)
 
 
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
+async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
+    if spec.arguments is not None:
+        kwargs = dict(spec.arguments.model_validate(dict(arguments)))
+    elif "arguments" in spec.arguments_accepted:
+        kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
+    else:
+        kwargs = {k: v for k, v in arguments.items() if k in spec.arguments_accepted}
+    if spec.context_param:
+        kwargs[spec.context_param] = ctx
+    if spec.is_async:
+        return await spec.fn(**kwargs)
+    return spec.fn(**kwargs)
+
+
+def json_problem(value: Any) -> str | None:
+    """None when `value` encodes as strict JSON (no NaN/Infinity); else where and why it does not."""
+    try:
+        json.dumps(value, allow_nan=False, separators=(",", ":"))
+        return None
+    except (ValueError, TypeError, RecursionError):
+        return _locate(value, "result", 0) or "result cannot be encoded as JSON"
+
+
+def _locate(value: Any, path: str, depth: int) -> str | None:
+    if depth > 64:
+        return f"{path} is nested too deeply"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path} is {value!r} (not a JSON number)"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                return f"{path} has a key of type {type(key).__name__}"
+            found = _locate(item, f"{path}.{key}", depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = _locate(item, f"{path}[{index}]", depth + 1)
+            if found:
+                return found
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return None
+    return f"{path} is a {type(value).__name__} (not JSON)"

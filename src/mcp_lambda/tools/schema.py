@@ -1,4 +1,11 @@
-"""Input schemas from Python signatures, via pydantic."""
+"""Input schemas from Python signatures, via pydantic.
+
+An optional argument (`limit: int | None = None`) is rendered as its plain type, `{"type": "integer"}`: no
+`anyOf [..., {"type": "null"}]` and no `"default": null`, which simple platform parsers reject. Leaving the
+argument out is how a caller says "none". Null stays in the schema where it means something: a nullable argument
+without a default (`note: str | None`, required, null allowed) or with another default (`int | None = 3`, where
+null is different from leaving it out).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,8 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from .context import ToolContext
 
@@ -42,7 +51,7 @@ def arguments_model(fn: Callable[..., Any], model_name: str) -> tuple[type[BaseM
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema with `$ref`s inlined, so simple platform parsers can read it."""
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(schema_generator=PlainOptionalJsonSchema)
     defs = schema.pop("$defs", {})
     schema.pop("title", None)
     resolved = _inline(schema, defs, depth=0)
@@ -50,6 +59,24 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     resolved.setdefault("properties", {})
     resolved.setdefault("additionalProperties", False)
     return resolved
+
+
+class PlainOptionalJsonSchema(GenerateJsonSchema):
+    """pydantic's generator, except that an `X | None = None` field renders as plain `X`, without a default."""
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        inner = schema["schema"]
+        if "default" not in schema or schema["default"] is not None or inner["type"] != "nullable":
+            return super().default_schema(schema)
+        if _has_json_schema_hooks(inner):
+            # A hand-made schema on the Optional itself (WithJsonSchema, ...): keep it, only drop `default: null`.
+            return self.generate_inner(inner)
+        return self.generate_inner(inner["schema"])
+
+
+def _has_json_schema_hooks(schema: core_schema.CoreSchema) -> bool:
+    metadata = schema.get("metadata") or {}
+    return any(key.startswith("pydantic_js_") and value for key, value in metadata.items())
 
 
 def _inline(node: Any, defs: dict[str, Any], depth: int) -> Any:

@@ -16,11 +16,12 @@ from .sse import encode_sse
 
 
 def _json_bytes(value: Any) -> bytes:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # Strict JSON only (no NaN/Infinity): tool results are checked before they get here.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
 def http_error(status: int, code: int, message: str) -> Response:
@@ -68,11 +69,7 @@ class McpEndpoint:
                 return rejected
             raw = await request.body()
             if len(raw) > self.settings.max_body_bytes:
-                return http_error(
-                    413,
-                    INVALID_REQUEST,
-                    f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
-                )
+                return self._too_large()
             try:
                 body = json.loads(raw)
             except (UnicodeDecodeError, ValueError):
@@ -101,12 +98,12 @@ class McpEndpoint:
             )
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.settings.max_body_bytes:
-            return http_error(
-                413,
-                INVALID_REQUEST,
-                f"Payload Too Large: the body exceeds {self.settings.max_body_bytes} bytes",
-            )
+            return self._too_large()
         return None
+
+    def _too_large(self) -> Response:
+        limit = self.settings.max_body_bytes
+        return http_error(413, INVALID_REQUEST, f"Payload Too Large: the body exceeds {limit} bytes")
 
 
 def to_response(outbound: Outbound) -> Response:

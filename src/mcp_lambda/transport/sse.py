@@ -11,6 +11,6 @@ def encode_sse(messages: Iterable[dict[str, Any]]) -> bytes:
     """One `event: message` per JSON-RPC message, in order; the response comes last."""
     chunks = []
     for message in messages:
-        data = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+        data = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
         chunks.append(f"event: message\ndata: {data}\n\n")
     return "".join(chunks).encode("utf-8")

@@ -6,15 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_lambda.manifest import (
-    BoundManifest,
-    Manifest,
-    card_candidates,
-    load_manifest,
-    model_view,
-    modifiable_lists,
-)
+from mcp_lambda.manifest import BoundManifest, Manifest, load_manifest
 from mcp_lambda.tools import business_error, entities, execution_result
+from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 
 SEED = Path(__file__).resolve().parents[2] / "fixtures" / "manifests" / "valid" / "seed_cases.yaml"
 ROUTE = {

@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_lambda.tools import ToolContext, ToolResult, content_result, text, tool
-from mcp_lambda.tools.inputs import InputRequired, elicit, input_required, list_roots, sample
+from mcp_lambda.tools import (
+    InputRequired,
+    ToolContext,
+    ToolResult,
+    content_result,
+    elicit,
+    input_required,
+    list_roots,
+    sample,
+    text,
+    tool,
+)
 
 NAME_FORM = {"name": {"type": "string"}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mcp_lambda.tools.resources import resource, resource_template
+from mcp_lambda.tools import resource, resource_template
 
 from .media import PNG_BYTES
 

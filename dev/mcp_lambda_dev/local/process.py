@@ -64,12 +64,12 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
     child_env = {
         **os.environ,
         "BUSINESS": business,
-        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         **env,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcp_lambda.local.server", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)],
         cwd=REPO,
         env=child_env,
         stdout=subprocess.DEVNULL,

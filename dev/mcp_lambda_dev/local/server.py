@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     module_name, _, function_name = args.handler.rpartition(".")
     handler: LambdaHandler = getattr(importlib.import_module(module_name), function_name)
-    from ..settings import get_settings
+    from mcp_lambda.settings import get_settings
 
     server = ThreadingHTTPServer(
         (args.host, args.port), make_request_handler(handler, get_settings().max_body_bytes)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..tools import ToolResult
-from .models import EntitySpec, FieldSpec, Manifest
+from mcp_lambda.manifest.models import EntitySpec, FieldSpec, Manifest
+from mcp_lambda.tools import ToolResult
 
 
 def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> dict[str, Any]:

@@ -6,9 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext
-from mcp_lambda.tools.inputs import InputRequired, elicit, input_required
-from mcp_lambda.tools.prompts import prompt, user
+from mcp_lambda.tools import InputRequired, ToolContext, elicit, input_required, prompt, user
 
 from .media import PNG_BASE64
 

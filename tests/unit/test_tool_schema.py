@@ -1,0 +1,249 @@
+"""What a business author gets from @tool: input schemas from the signature, typed annotations, checked
+safe_fields — seen through tools/list and tools/call on the Lambda handler where possible."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+
+import pytest
+from pydantic import Field
+from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+
+from mcp_lambda.tools import (
+    Business,
+    ToolContext,
+    ToolResult,
+    ToolSignatureError,
+    execution_result,
+    tool,
+)
+
+HAND_WRITTEN = {
+    "type": "object",
+    "properties": {"limit": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}},
+    "additionalProperties": False,
+}
+
+
+@tool(description="Use to list orders. Not for one order.", read_only=True, safe_fields=("limit", "status"))
+def list_orders(
+    ctx: ToolContext,
+    limit: int | None = None,
+    page: Annotated[int | None, Field(ge=1, description="Page number, from 1.")] = None,
+    status: Literal["open", "closed"] | None = None,
+    since: Annotated[date | None, Field(description="Only orders placed on or after this day.")] = None,
+    sort: Annotated[str, Field(description="Sort key.")] = "newest",
+) -> ToolResult:
+    return execution_result(
+        {"limit": limit, "page": page, "status": status, "since": str(since), "sort": sort}
+    )
+
+
+@tool(description="Use to tag an order. Not for anything else.", destructive=False, idempotent=True)
+def tag_order(note: str | None, priority: int | None = 3) -> ToolResult:
+    return execution_result({"note": note, "priority": priority})
+
+
+@tool(description="Use to test a hand-written schema.", input_schema_override=HAND_WRITTEN)
+def hand_written(arguments: dict[str, Any]) -> ToolResult:
+    return execution_result({"seen": arguments})
+
+
+BUSINESS = Business(name="schemas", tools=[list_orders, tag_order, hand_written])
+
+
+@pytest.fixture
+def modern() -> ModernClient:
+    return ModernClient(LambdaClient(build_handler(BUSINESS)))
+
+
+def _listed(modern: ModernClient) -> dict[str, dict[str, Any]]:
+    reply = modern.request("tools/list")
+    assert reply.status == 200, reply.raw
+    return {entry["name"]: entry for entry in reply.result["tools"]}
+
+
+def test_optional_int_with_none_default_is_listed_as_a_plain_integer(modern: ModernClient) -> None:
+    assert _listed(modern)["list_orders"]["inputSchema"]["properties"]["limit"] == {"type": "integer"}
+
+
+def test_optional_arguments_keep_their_constraints_and_descriptions_but_no_null(modern: ModernClient) -> None:
+    properties = _listed(modern)["list_orders"]["inputSchema"]["properties"]
+    assert properties["page"] == {"type": "integer", "minimum": 1, "description": "Page number, from 1."}
+    assert properties["status"] == {"type": "string", "enum": ["open", "closed"]}
+    assert properties["since"] == {
+        "type": "string",
+        "format": "date",
+        "description": "Only orders placed on or after this day.",
+    }
+    assert "null" not in str(properties) and "None" not in str(properties)
+
+
+def test_non_none_defaults_still_appear(modern: ModernClient) -> None:
+    properties = _listed(modern)["list_orders"]["inputSchema"]["properties"]
+    assert properties["sort"] == {"type": "string", "default": "newest", "description": "Sort key."}
+
+
+def test_optional_arguments_are_not_required(modern: ModernClient) -> None:
+    assert "required" not in _listed(modern)["list_orders"]["inputSchema"]
+
+
+def test_null_stays_where_it_means_something(modern: ModernClient) -> None:
+    # Required but nullable, and nullable with another default: null is then a value of its own.
+    schema = _listed(modern)["tag_order"]["inputSchema"]
+    assert schema["properties"]["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert schema["properties"]["priority"] == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}],
+        "default": 3,
+    }
+    assert schema["required"] == ["note"]
+
+
+def test_hand_written_schema_is_served_verbatim(modern: ModernClient) -> None:
+    assert _listed(modern)["hand_written"]["inputSchema"] == HAND_WRITTEN
+
+
+def test_leaving_an_optional_argument_out_gives_none(modern: ModernClient) -> None:
+    reply = modern.call_tool("list_orders", {})
+    assert reply.result["structuredContent"] == {
+        "limit": None,
+        "page": None,
+        "status": None,
+        "since": "None",
+        "sort": "newest",
+    }
+
+
+def test_optional_argument_constraints_are_still_enforced(modern: ModernClient) -> None:
+    reply = modern.call_tool("list_orders", {"page": 0})
+    assert reply.result["isError"] is True
+
+
+# --- annotations ---------------------------------------------------------------------------------------------
+
+
+def test_typed_annotation_keywords_become_wire_hints(modern: ModernClient) -> None:
+    listed = _listed(modern)
+    assert listed["list_orders"]["annotations"] == {"readOnlyHint": True}
+    assert listed["tag_order"]["annotations"] == {"destructiveHint": False, "idempotentHint": True}
+    assert "annotations" not in listed["hand_written"]
+
+
+def test_annotations_are_served_to_handshake_clients_too() -> None:
+    session = LegacyClient(LambdaClient(build_handler(BUSINESS)), "2025-06-18")
+    session.initialize()
+    tools = {entry["name"]: entry for entry in session.request("tools/list").result["tools"]}
+    assert tools["list_orders"]["annotations"] == {"readOnlyHint": True}
+
+
+def test_all_four_hints_are_listed_in_the_spec_order() -> None:
+    @tool(description="Use to test.", open_world=False, idempotent=True, destructive=False, read_only=False)
+    def every_hint() -> ToolResult:
+        return execution_result({})
+
+    assert list(every_hint.to_wire()["annotations"].items()) == [
+        ("readOnlyHint", False),
+        ("destructiveHint", False),
+        ("idempotentHint", True),
+        ("openWorldHint", False),
+    ]
+
+
+def test_spec_accessors_answer_with_the_mcp_defaults_when_a_hint_is_left_out() -> None:
+    assert (tag_order.read_only, tag_order.destructive, tag_order.idempotent, tag_order.open_world) == (
+        False,
+        False,
+        True,
+        True,
+    )
+    assert (hand_written.read_only, hand_written.destructive, hand_written.idempotent) == (False, True, False)
+    assert list_orders.read_only is True and list_orders.destructive is False
+
+
+def test_the_older_annotations_mapping_still_works_and_feeds_the_accessors() -> None:
+    @tool(description="Use to test.", annotations={"title": "Old style", "readOnlyHint": True})
+    def old_style() -> ToolResult:
+        return execution_result({})
+
+    wire = old_style.to_wire()
+    assert wire["annotations"] == {"title": "Old style", "readOnlyHint": True}
+    assert "title" not in wire
+    assert old_style.read_only is True
+
+
+def test_title_keyword_is_the_top_level_tool_title() -> None:
+    @tool(description="Use to test.", title="Nice name", read_only=True)
+    def titled() -> ToolResult:
+        return execution_result({})
+
+    wire = titled.to_wire()
+    assert wire["title"] == "Nice name"
+    assert wire["annotations"] == {"readOnlyHint": True}
+
+
+def test_keyword_and_mapping_may_agree_but_not_contradict() -> None:
+    @tool(description="Use to test.", read_only=True, annotations={"readOnlyHint": True})
+    def agreeing() -> ToolResult:
+        return execution_result({})
+
+    assert agreeing.to_wire()["annotations"] == {"readOnlyHint": True}
+    with pytest.raises(
+        ToolSignatureError, match=r"read_only=False contradicts annotations\['readOnlyHint'\]"
+    ):
+
+        @tool(description="Use to test.", read_only=False, annotations={"readOnlyHint": True})
+        def contradicting() -> ToolResult:
+            return execution_result({})
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"annotations": {"readOnly": True}}, r"unknown annotations \['readOnly'\]"),
+        ({"annotations": {"readOnlyHint": "yes"}}, r"readOnlyHint.*true or false"),
+        ({"annotations": {"title": 3}}, r"title.*string"),
+        ({"read_only": 1}, r"read_only must be True, False or None"),
+    ],
+)
+def test_bad_annotations_fail_at_decoration_time(keywords: dict[str, Any], message: str) -> None:
+    with pytest.raises(ToolSignatureError, match=rf"tool 'bad_tool'.*{message}"):
+
+        @tool(description="Use to test.", **keywords)
+        def bad_tool() -> ToolResult:
+            return execution_result({})
+
+
+# --- safe_fields ---------------------------------------------------------------------------------------------
+
+
+def test_safe_fields_naming_a_missing_argument_fails_at_decoration_time() -> None:
+    with pytest.raises(ToolSignatureError, match=r"tool 'find_order'.*safe_fields.*'order_number'"):
+
+        @tool(description="Use to find one order.", safe_fields=("order_id", "order_number"))
+        def find_order(order_id: str, ctx: ToolContext) -> ToolResult:
+            return execution_result({})
+
+
+def test_safe_fields_may_not_name_the_context_parameter() -> None:
+    with pytest.raises(ToolSignatureError, match=r"'ctx'"):
+
+        @tool(description="Use to test.", safe_fields=("ctx",))
+        def logs_context(ctx: ToolContext) -> ToolResult:
+            return execution_result({})
+
+
+def test_safe_fields_given_as_one_string_is_an_error() -> None:
+    with pytest.raises(ToolSignatureError, match=r"tuple of names"):
+
+        @tool(description="Use to test.", safe_fields="order_id")  # type: ignore[arg-type]
+        def forgot_the_comma(order_id: str) -> ToolResult:
+            return execution_result({})
+
+
+def test_safe_fields_may_name_properties_of_a_hand_written_schema() -> None:
+    @tool(description="Use to test.", input_schema_override=HAND_WRITTEN, safe_fields=("limit",))
+    def hand_written_safe(arguments: dict[str, Any]) -> ToolResult:
+        return execution_result({})
+
+    assert hand_written_safe.safe_fields == frozenset({"limit"})
