@@ -52,7 +52,9 @@ def search_routes(
 ) -> ToolResult:
     if destination is None:
         return business_error(
-            codes.MISSING_DESTINATION, "Missing destination: ask the user where they want to go."
+            codes.MISSING_DESTINATION,
+            "Missing destination: ask the user where they want to go.",
+            suggested_action="ask_user",
         )
     if destination == origin:
         return business_error(codes.SAME_ORIGIN_AND_DESTINATION, "Origin and destination are the same place.")

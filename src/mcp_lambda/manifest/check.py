@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tools import ToolResult
+from ..tools.results import SUGGESTED_ACTIONS
 from .models import FieldSpec, Manifest
 
 MAX_VIOLATIONS = 20
@@ -172,6 +173,24 @@ def _check_error(tool: str, structured: dict[str, Any], out: list[str]) -> None:
     if not isinstance(message, str):
         out.append(
             f"{tool}: error result: structuredContent.message must be a string, got {json_type(message)}"
+        )
+    # The agent-facing advice (business_error adds it) is optional for the platform, but typed when present.
+    retryable = structured.get("retryable")
+    if "retryable" in structured and not isinstance(retryable, bool):
+        out.append(
+            f"{tool}: error result: structuredContent.retryable must be a boolean, got {json_type(retryable)}"
+        )
+    action = structured.get("suggested_action")
+    if "suggested_action" in structured and action not in SUGGESTED_ACTIONS:
+        out.append(
+            f"{tool}: error result: structuredContent.suggested_action must be one of {', '.join(SUGGESTED_ACTIONS)}"
+        )
+    after = structured.get("retry_after_ms")
+    valid_after = _MATCHES["int"](after) and isinstance(after, int) and after >= 0
+    if ("retry_after_ms" in structured or retryable is True) and not valid_after:
+        out.append(
+            f"{tool}: error result: structuredContent.retry_after_ms must be an integer >= 0 when retryable, "
+            f"got {json_type(after)}"
         )
 
 

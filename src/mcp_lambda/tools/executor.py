@@ -62,6 +62,8 @@ class ErrorRule:
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
+    # Overrides of the code's retry advice that depend on the exception (business_error keyword arguments).
+    advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
 
 
 def _internal_message(spec: ToolSpec, error_id: str) -> str:
@@ -79,6 +81,8 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         SECRET_UNAVAILABLE,
         "system_error",
         lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
+        # An unreachable secret service may come back; a missing or unreadable secret needs a person.
+        advice=lambda exc: {"retryable": True} if exc.reason == "unavailable" else {},
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }
@@ -197,7 +201,7 @@ class _Call:
             message = rule.message(self.spec, exc)
         level = rule.log_level if exc is not None else "error"
         self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
-        return business_error(rule.code, message)
+        return business_error(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
 
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
         self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)

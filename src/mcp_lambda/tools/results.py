@@ -15,6 +15,34 @@ INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
 
+# What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
+SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
+DEFAULT_RETRY_AFTER_MS = 1000
+# Framework codes whose advice differs from their family's default (see `error_advice`).
+_ADVICE: dict[int, tuple[bool, str]] = {
+    INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
+    RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
+    SECRET_UNAVAILABLE: (False, "escalate_to_human"),
+}
+
+
+def error_advice(code: int) -> tuple[bool, str]:
+    """(retryable, suggested_action) by code: a framework code's own, else its family's.
+
+    5xxxx: the server or a dependency failed, retry later. 429xx: too many calls, retry later. 404xx: the thing
+    asked for is not there, ask the user. Any other code: the call itself was wrong, fix the arguments.
+    """
+    if code in _ADVICE:
+        return _ADVICE[code]
+    family = code // 100
+    if 500 <= code // 100 <= 599:
+        return True, "wait_and_retry"
+    if family == 429:
+        return True, "wait_and_retry"
+    if family == 404:
+        return False, "ask_user"
+    return False, "fix_arguments"
+
 
 class ToolResult(BaseModel):
     """What a tool returns: MCP `CallToolResult` content, `structuredContent` and the error flag."""
@@ -55,14 +83,46 @@ def execution_result(result: Mapping[str, Any], text: str | None = None) -> Tool
     return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
 
 
-def business_error(code: int, message: str) -> ToolResult:
-    """The error branch: `isError: true` and `structuredContent = {"code", "message"}`."""
+def business_error(
+    code: int,
+    message: str,
+    *,
+    retryable: bool | None = None,
+    retry_after_ms: int | None = None,
+    suggested_action: str | None = None,
+) -> ToolResult:
+    """The error branch: `isError: true` and `structuredContent = {code, message, retryable, suggested_action,
+    retry_after_ms?}`; what is not given comes from the code (`error_advice`). `retry_after_ms` is present
+    whenever the error is retryable (default 1000)."""
     if isinstance(code, bool) or not isinstance(code, int):
         raise TypeError("business_error code must be an int")
-    structured = {"code": code, "message": message}
+    default_retryable, default_action = error_advice(code)
+    retryable = default_retryable if retryable is None else retryable
+    action = suggested_action
+    if action is None:
+        # Overriding `retryable` against the family changes what the agent should do as well.
+        action = default_action if retryable == default_retryable else _action_for(retryable)
+    if action not in SUGGESTED_ACTIONS:
+        raise ValueError(f"suggested_action must be one of {', '.join(SUGGESTED_ACTIONS)}")
+    if retry_after_ms is not None and (
+        isinstance(retry_after_ms, bool) or not isinstance(retry_after_ms, int) or retry_after_ms < 0
+    ):
+        raise ValueError("retry_after_ms must be an integer >= 0")
+    structured: dict[str, Any] = {
+        "code": code,
+        "message": message,
+        "retryable": retryable,
+        "suggested_action": action,
+    }
+    if retryable or retry_after_ms is not None:
+        structured["retry_after_ms"] = DEFAULT_RETRY_AFTER_MS if retry_after_ms is None else retry_after_ms
     return ToolResult(
         content=[{"type": "text", "text": message}], structured_content=structured, is_error=True
     )
+
+
+def _action_for(retryable: bool) -> str:
+    return "wait_and_retry" if retryable else "escalate_to_human"
 
 
 def content_result(

@@ -71,7 +71,12 @@ def test_case_4_and_errors_never_make_cards(manifest: Manifest) -> None:
     assert model_view(manifest, "subscribe_product", done) == {
         "text": "订阅成功。", "result": {"success": True, "message": "订阅成功"}}  # fmt: skip
     failed = business_error(40001, "缺少目的地")
-    assert model_view(manifest, "search_routes", failed)["error"] == {"code": 40001, "message": "缺少目的地"}
+    assert model_view(manifest, "search_routes", failed)["error"] == {
+        "code": 40001,
+        "message": "缺少目的地",
+        "retryable": False,
+        "suggested_action": "fix_arguments",
+    }
     for tool, result in (("subscribe_product", done), ("search_routes", failed)):
         assert card_candidates(manifest, tool, result) == []
         assert modifiable_lists(manifest, tool, result) == []
