@@ -58,7 +58,6 @@ class LegacyEra:
     form for failure.
     """
 
-    name = "legacy"
     has_rounds = False
     resource_not_found_code = RESOURCE_NOT_FOUND
 

@@ -35,7 +35,6 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 class ModernEra:
     """2026-07-28: stateless requests, capabilities per request in `_meta`, multi round-trip results."""
 
-    name = "modern"
     has_rounds = True
     resource_not_found_code = INVALID_PARAMS
 

@@ -61,7 +61,6 @@ class Era(Protocol):
     Each era owns its method table and capabilities; shared handlers ask the era, never its name.
     """
 
-    name: str  # "legacy" | "modern": for logs, never for branching
     has_rounds: bool  # whether multi round-trip fields (inputResponses, requestState) are read
     resource_not_found_code: int
 
