@@ -116,7 +116,8 @@ class StdioTransport:
             return [_refused("Parse error: the message is nested too deeply", parse=True)]
         try:
             outbound = await self.server.handle(self.channel.inbound(message))
-        except Exception as exc:  # the last line of defence, as app.py's handler: log the stack, never send it
+        except Exception as exc:
+            # The last line of defence, as app.py's handler: log the stack, never send it.
             error_id = log_internal_error(self.logger, "unhandled_error", exc)
             error = RpcError(INTERNAL_ERROR, f"Internal error (error id {error_id})")
             return [] if _is_notification(message) else [error_response(recover_id(message), error)]

@@ -29,6 +29,7 @@ from .jsonrpc import (
 from .methods import ToolMethods
 from .scope import SESSION_HEADER, CallScope, Handler, Inbound, Outbound, answer, error_outbound
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
+
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
 MINT_ATTEMPTS = 3  # an id is never overwritten; a (192-bit) collision just draws another

@@ -18,7 +18,10 @@ from .scope import SESSION_HEADER, Inbound, Outbound
 
 
 def carries_modern_envelope(body: Any) -> bool:
-    """Whether `body` is a request (not `initialize`) whose `params._meta` names a protocol version."""
+    """Whether `body` is a request (not `initialize`) whose `params._meta` names a protocol version; for a batch,
+    whether any member is (so the 2026-07-28 era refuses it: it has no batches)."""
+    if isinstance(body, list):
+        return any(carries_modern_envelope(item) for item in body)
     if not isinstance(body, dict) or body.get("method") == "initialize":
         return False
     params = body.get("params")
