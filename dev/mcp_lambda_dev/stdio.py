@@ -9,7 +9,8 @@ this loop reads the client's messages. Logs (Powertools JSON lines) go to stderr
 
 Messages are handled one at a time in arrival order, like a Lambda container serves its invocations. Each input
 line is one JSON-RPC message (or a 2025-03-26 batch); a blank line is skipped, invalid JSON answers -32700, a
-line over MAX_BODY_BYTES answers -32600 (the rest of it is discarded unread), a notification is never answered.
+line over MAX_BODY_BYTES answers -32600 (its bytes are discarded as they arrive, never held), a notification is
+never answered.
 End of input ends the process (exit status 0).
 """
 
@@ -134,10 +135,19 @@ class StdioTransport:
             for line in read_lines(reader, self.max_message_bytes):
                 for message in runner.run(self.answer(line)):
                     try:
-                        writer.write(encode_line(message))
+                        writer.write(self._encode(message))
                         writer.flush()
                     except BrokenPipeError:
                         return
+
+    def _encode(self, message: Any) -> bytes:
+        try:
+            return encode_line(message)
+        except (TypeError, ValueError) as exc:
+            # Not strict JSON: results are checked before they get here, so this is a defect; answer, do not die.
+            error_id = log_internal_error(self.logger, "unhandled_error", exc)
+            error = RpcError(INTERNAL_ERROR, f"Internal error (error id {error_id})")
+            return encode_line(error_response(recover_id(message), error))
 
 
 def _refused(message: str, parse: bool = False) -> dict[str, Any]:
@@ -174,7 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         "server_started",
         extra={"event": "server_started", "version": business.version, "transport": "stdio"},
     )
-    StdioTransport(server, logger, settings.max_body_bytes).serve(reader, writer)
+    try:
+        StdioTransport(server, logger, settings.max_body_bytes).serve(reader, writer)
+    except KeyboardInterrupt:  # Ctrl-C when started by hand in a terminal
+        return 130
     logger.info("server_stopped", extra={"event": "server_stopped", "transport": "stdio"})
     return 0
 

@@ -125,6 +125,7 @@ async def _noisy_call(server: Any, mode: Any) -> dict[str, Any]:
     }
 
 
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_tool_printing_to_stdout_does_not_corrupt_the_stream(mode: str, tmp_path: Path) -> None:
     params = desktop_params(tmp_path, "noisy", NOISY_BUSINESSES)
