@@ -10,8 +10,10 @@ this loop reads the client's messages. Logs (Powertools JSON lines) go to stderr
 Messages are handled one at a time in arrival order, like a Lambda container serves its invocations. Each input
 line is one JSON-RPC message (or a 2025-03-26 batch); a blank line is skipped, invalid JSON answers -32700, a
 line over MAX_BODY_BYTES answers -32600 (its bytes are discarded as they arrive, never held), a notification is
-never answered.
-End of input ends the process (exit status 0).
+never answered. End of input ends the process (exit status 0).
+
+Hand-written on the standard library: the SDK's `stdio_server` hands over messages already parsed into its own
+types, while McpServer takes the raw JSON and answers bad lines with errors of its own.
 """
 
 from __future__ import annotations
