@@ -10,7 +10,7 @@ BUSINESS ?= demo
 export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test unit lint fmt bench events new-business clean
+.PHONY: help venv run stdio test unit lint fmt bench events new-business clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
@@ -25,6 +25,11 @@ venv: $(VENV)/.installed ## create the virtualenv and install everything
 
 run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions)
 	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT)
+
+# stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
+stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), as desktop clients start it
+	@$(MAKE) --no-print-directory venv >&2
+	@BUSINESS=$(BUSINESS) exec $(PY) -m mcp_lambda_dev.stdio
 
 test: venv ## install what the tests need and run the whole suite
 	$(PY) -m pytest -q $(PYTEST_ARGS)

@@ -53,13 +53,8 @@ def bind_business_manifest(
     return bound.check, schemas
 
 
-def create_app(
-    settings: Settings | None = None,
-    business: Business | None = None,
-    sessions: SessionStore | None = None,
-) -> FastAPI:
-    settings = settings or get_settings()
-    business = business or load_business(settings.business)
+def create_server(settings: Settings, business: Business, sessions: SessionStore) -> McpServer:
+    """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
@@ -69,8 +64,19 @@ def create_app(
         platform_api=PlatformApiClient.from_settings(settings, logger),
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
+    return McpServer.create(business, settings, services, sessions, executor, output_schemas)
+
+
+def create_app(
+    settings: Settings | None = None,
+    business: Business | None = None,
+    sessions: SessionStore | None = None,
+) -> FastAPI:
+    settings = settings or get_settings()
+    business = business or load_business(settings.business)
+    logger = get_logger(business.name)
     sessions = sessions or build_session_store(settings)
-    server = McpServer.create(business, settings, services, sessions, executor, output_schemas)
+    server = create_server(settings, business, sessions)
     endpoint = McpEndpoint(server, settings)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")

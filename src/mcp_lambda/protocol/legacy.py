@@ -27,10 +27,9 @@ from .jsonrpc import (
     result_response,
 )
 from .methods import ToolMethods
-from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound
+from .scope import SESSION_HEADER, CallScope, Handler, Inbound, Outbound, answer, error_outbound
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 
-SESSION_HEADER = "mcp-session-id"
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
 MINT_ATTEMPTS = 3  # an id is never overwritten; a (192-bit) collision just draws another
@@ -208,9 +207,9 @@ class LegacyEra:
         raise store_unavailable(SessionStoreUnavailable("could not mint a unique session id"))
 
     def _session(self, inbound: Inbound, touch: bool = True) -> Session:
-        session_id = inbound.header(SESSION_HEADER)
+        session_id = inbound.channel.session_id(inbound)
         if not session_id:
-            raise RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", http_status=400)
+            raise inbound.channel.session_required()
         if not SESSION_ID_SHAPE.fullmatch(session_id):
             # Never one of ours (and never sent to the store, whose key limits would turn it into a 5xx).
             raise session_not_found()

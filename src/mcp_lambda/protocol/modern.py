@@ -136,20 +136,22 @@ class ModernEra:
             raise RpcError(
                 INVALID_PARAMS, f'params._meta["{META_CAPABILITIES}"] is required and must be an object'
             )
-        _require_header(inbound, "MCP-Protocol-Version", version)
-        _require_header(inbound, "Mcp-Method", request.method)
-        name_field = NAME_BEARING_METHODS.get(request.method)
-        if name_field is not None:
-            target = request.params.get(name_field)
-            if isinstance(target, str):
-                _require_header(inbound, "Mcp-Name", target, encoded=True)
+        headers = inbound.channel.header_layer  # stdio has none: nothing to compare with the body
+        if headers:
+            _require_header(inbound, "MCP-Protocol-Version", version)
+            _require_header(inbound, "Mcp-Method", request.method)
+            name_field = NAME_BEARING_METHODS.get(request.method)
+            if name_field is not None:
+                target = request.params.get(name_field)
+                if isinstance(target, str):
+                    _require_header(inbound, "Mcp-Name", target, encoded=True)
         if version not in MODERN_VERSIONS:
             raise RpcError(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 f"Unsupported protocol version: {version}",
                 data={"supported": list(MODERN_VERSIONS), "requested": version},
             )
-        if request.method == "tools/call":
+        if headers and request.method == "tools/call":
             self._check_param_headers(inbound, request.params)
         return CallScope(
             era=self,

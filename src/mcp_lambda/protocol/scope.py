@@ -1,5 +1,6 @@
-"""Values passed between the transport and the protocol (Inbound, Outbound), the per-request CallScope, and the
-Era interface that shared method handlers consult instead of comparing revision names."""
+"""Values passed between the transport and the protocol (Inbound, Outbound), the Channel an Inbound came over,
+the per-request CallScope, and the Era interface that shared method handlers consult instead of comparing revision
+names."""
 
 from __future__ import annotations
 
@@ -9,19 +10,66 @@ from typing import Any, Protocol
 
 from ..sessions import Session
 from ..tools import InputRequired
-from .jsonrpc import RequestId, RpcError, error_response
+from .jsonrpc import INVALID_REQUEST, RequestId, RpcError, error_response
+from .versions import is_legacy_header
+
+SESSION_HEADER = "mcp-session-id"
+
+
+class Channel(Protocol):
+    """What the transport carries beside the JSON-RPC body, as the eras need it: HTTP headers, or (stdio) nothing.
+
+    The eras ask the channel instead of reading headers themselves where a transport without headers differs.
+    """
+
+    # Whether 2026-07-28 requests mirror body fields in headers that must match the body (mcp-wire §4). The 2026
+    # stdio binding: "all request metadata ... is carried inline in the JSON-RPC message body. There is no header
+    # layer."
+    header_layer: bool
+
+    def routes_modern(self, inbound: Inbound) -> bool:
+        """Whether this message is served by the 2026-07-28 era (else by the session era)."""
+        ...
+
+    def session_id(self, inbound: Inbound) -> str | None:
+        """The legacy session this message belongs to, if it names one."""
+        ...
+
+    def session_required(self) -> RpcError:
+        """The error for a session-era request that belongs to no session."""
+        ...
+
+
+class HttpChannel:
+    """Streamable HTTP: era routing by the MCP-Protocol-Version header (mcp-wire §2), sessions by Mcp-Session-Id."""
+
+    header_layer = True
+
+    def routes_modern(self, inbound: Inbound) -> bool:
+        # No header or a handshake revision -> legacy; anything else (incl. unknown) -> modern.
+        return not is_legacy_header(inbound.header("mcp-protocol-version"))
+
+    def session_id(self, inbound: Inbound) -> str | None:
+        return inbound.header(SESSION_HEADER)
+
+    def session_required(self) -> RpcError:
+        return RpcError(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", http_status=400)
+
+
+HTTP = HttpChannel()
 
 
 @dataclass(frozen=True)
 class Inbound:
-    """One HTTP request as the protocol sees it: lower-case header names, the parsed JSON body."""
+    """One request as the protocol sees it: lower-case header names, the parsed JSON body, the channel."""
 
     http_method: str
     headers: Mapping[str, str]
     body: Any = None
     principal: str | None = None
     correlation_id: str | None = None
-    accepts_sse: bool = False
+    accepts_sse: bool = False  # notifications may go out before the response (an SSE body; stdio lines)
+    channel: Channel = HTTP
 
     def header(self, name: str) -> str | None:
         value = self.headers.get(name.lower())

@@ -1,4 +1,4 @@
-"""McpServer: one endpoint, two eras. Routes each HTTP request by its MCP-Protocol-Version header."""
+"""McpServer: one endpoint, two eras. Routes each request by its channel (HTTP: the MCP-Protocol-Version header)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from .methods import ToolMethods
 from .modern import ModernEra
 from .rounds import Rounds
 from .scope import Inbound, Outbound
-from .versions import is_legacy_header
 
 
 def server_info_of(business: Business) -> dict[str, Any]:
@@ -62,8 +61,8 @@ class McpServer:
         )
 
     async def handle(self, inbound: Inbound) -> Outbound:
-        # mcp-wire §2: no header or a handshake revision -> legacy; anything else (incl. unknown) -> modern.
-        legacy = is_legacy_header(inbound.header("mcp-protocol-version"))
+        # HTTP: the MCP-Protocol-Version header (mcp-wire §2); stdio: the body's `_meta` envelope.
+        legacy = not inbound.channel.routes_modern(inbound)
         if inbound.http_method == "POST":
             return await (self.legacy.post(inbound) if legacy else self.modern.post(inbound))
         if not legacy:
