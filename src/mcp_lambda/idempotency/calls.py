@@ -1,0 +1,248 @@
+"""ExactlyOnce: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+
+A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
+tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
+The key is scoped by business (the record prefix), caller principal and tool name. Only final results are stored
+(success and business errors); anything else deletes the claim, so a retry runs again. Answers:
+
+- first call: runs, stores, returns its result;
+- same key, same arguments: the stored result, byte for byte, without running (`outcome: replayed`);
+- same key, other arguments: error result 40900, nothing runs;
+- same key while the first call is still running: error result 40910, retryable;
+- the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
+  caller still gets that result and the claim expires with the invocation).
+
+Powertools' handler is synchronous and the tool is a coroutine, so the handler runs in a worker thread and calls
+back into the event loop for the tool itself (anyio's `to_thread` / `from_thread`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.from_thread
+import anyio.to_thread
+
+from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec, business_error
+from ..tools.executor import Executed, ToolExecutor
+from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED
+from .stores import IdempotencyStore
+
+# The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
+STORED_OUTCOMES = frozenset({"success", "business_error"})
+IN_PROGRESS_RETRY_AFTER_MS = 1000
+# The in-progress claim's life when no Lambda context is known (the template's function timeout is 29 s).
+DEFAULT_INVOCATION_MS = 30_000
+FINGERPRINT_CHARS = 12
+
+
+@dataclass(frozen=True)
+class Caller:
+    """What the request says about who calls and under which key (`key_source` names where the key came from)."""
+
+    principal: str | None = None
+    key: str | None = None
+    key_source: str = "tool_call_id"
+    lambda_context: Any = None
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The payload Powertools hashes (`key`) and validates (`arguments`), and how long its result is kept."""
+
+    payload: dict[str, Any]
+    expires_after_seconds: int
+    source: str
+
+    @property
+    def fingerprint(self) -> str:
+        # The tail of the record's own hash (Powertools: sha256 of the sorted-keys JSON of the key): it finds the
+        # record and joins the log lines of a call and its replays without logging the caller's key.
+        digest = hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
+        return digest[-FINGERPRINT_CHARS:]
+
+
+class _NotStored(Exception):
+    """Raised through Powertools for a result that must not be stored: it deletes the claim and re-raises."""
+
+
+class _Invocation:
+    """A stand-in Lambda context when the request came without one (an app served outside Mangum)."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return DEFAULT_INVOCATION_MS
+
+
+class ExactlyOnce:
+    def __init__(
+        self, executor: ToolExecutor, store: IdempotencyStore, business: str, ttl_seconds: int
+    ) -> None:
+        self.executor = executor
+        self.store = store
+        self.key_prefix = f"mcp-{business}"
+        self.ttl_seconds = ttl_seconds
+
+    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: Caller) -> _Claim | None:
+        """The call's claim, or None when it runs unguarded (a read-only tool, or no key and no dedupe window)."""
+        if not spec.runs_exactly_once:
+            return None
+        principal = caller.principal or "anonymous"
+        key: list[Any]
+        if caller.key is not None:
+            key = [principal, spec.name, caller.key_source, caller.key]
+            expires, source = self.ttl_seconds, caller.key_source
+        elif spec.dedupe_window_seconds is not None:
+            key = [principal, spec.name, "arguments", dict(arguments)]
+            expires, source = spec.dedupe_window_seconds, "arguments"
+        else:
+            return None
+        return _Claim({"key": key, "arguments": dict(arguments)}, expires, source)
+
+    async def run(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: Caller
+    ) -> ToolResult | InputRequired:
+        claim = self.claim(spec, arguments, caller)
+        if claim is None:
+            return await self.executor.run(spec, arguments, ctx)
+        from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
+        from aws_lambda_powertools.utilities.idempotency.base import IdempotencyHandler
+        from aws_lambda_powertools.utilities.idempotency.exceptions import (
+            IdempotencyAlreadyInProgressError,
+            IdempotencyValidationError,
+        )
+
+        fields = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
+        ran: list[Executed] = []
+
+        def run_once() -> dict[str, str]:
+            executed: Executed = anyio.from_thread.run(self.executor.execute, spec, arguments, ctx, fields)
+            ran.append(executed)
+            if executed.outcome not in STORED_OUTCOMES or not isinstance(executed.result, ToolResult):
+                raise _NotStored
+            # Stored as the JSON text sent, so a replay is byte-identical (Powertools re-sorts a stored dict's keys).
+            return {
+                "result": json.dumps(executed.result.to_wire(), ensure_ascii=False, separators=(",", ":"))
+            }
+
+        config = IdempotencyConfig(
+            event_key_jmespath="key",
+            payload_validation_jmespath="arguments",
+            raise_on_no_idempotency_key=True,
+            expires_after_seconds=claim.expires_after_seconds,
+            hash_function="sha256",
+        )
+        # The claim of an invocation that dies expires with it, not after the whole TTL.
+        config.register_lambda_context(caller.lambda_context or _Invocation())  # type: ignore[arg-type]
+        handler = IdempotencyHandler(
+            function=run_once,
+            function_payload=claim.payload,
+            config=config,
+            persistence_store=self.store.layer(claim.expires_after_seconds),
+            key_prefix=self.key_prefix,
+            function_args=(),
+            function_kwargs={},
+        )
+        try:
+            stored = await anyio.to_thread.run_sync(handler.handle)
+        except _NotStored:
+            return ran[0].result
+        except IdempotencyValidationError:
+            message = (
+                f"This {claim.source} was already used with other arguments; use a new one for a new call."
+            )
+            return self._refused(
+                spec, arguments, ctx, fields, "invalid_arguments", "KeyReused", KEY_REUSED, message
+            )
+        except IdempotencyAlreadyInProgressError:
+            message = (
+                f"A call with this {claim.source} is still running; retry in a moment to get its result."
+            )
+            return self._refused(
+                spec,
+                arguments,
+                ctx,
+                fields,
+                "in_progress",
+                "CallInProgress",
+                CALL_IN_PROGRESS,
+                message,
+                retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS,
+            )
+        except Exception as exc:  # the store failed: Powertools wraps every persistence error
+            return self._store_failed(spec, arguments, ctx, fields, ran, exc)
+        if ran:
+            return ran[0].result
+        wire = json.loads(stored["result"])
+        replayed = ToolResult(
+            content=wire.get("content", []),
+            structured_content=wire.get("structuredContent"),
+            is_error=wire.get("isError") is True,
+        )
+        return self.executor.answered(spec, arguments, ctx, "replayed", replayed, fields)
+
+    def _refused(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        fields: Mapping[str, Any],
+        outcome: str,
+        error_type: str,
+        code: int,
+        message: str,
+        **advice: Any,
+    ) -> ToolResult:
+        result = business_error(code, f"Tool '{spec.name}': {message}", **advice)
+        return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type)
+
+    def _store_failed(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        fields: Mapping[str, Any],
+        ran: list[Executed],
+        exc: Exception,
+    ) -> ToolResult | InputRequired:
+        reason = _reason(exc)
+        if ran:
+            # The tool ran once and answered: give that answer; the claim expires with this invocation.
+            ctx.logger.warning(
+                "idempotency_store_failed",
+                extra={
+                    "event": "idempotency_store_failed",
+                    "tool_name": spec.name,
+                    "phase": "complete",
+                    "store_error": reason,
+                    **fields,
+                },
+            )
+            return ran[0].result
+        message = "the exactly-once store is unavailable, so the tool did not run; retry later."
+        return self._refused(
+            spec,
+            arguments,
+            ctx,
+            {**fields, "store_error": reason},
+            "system_error",
+            "IdempotencyStoreUnavailable",
+            IDEMPOTENCY_STORE_UNAVAILABLE,
+            message,
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    """The failure class only (an AWS error code or an exception name), never a message, which may hold data."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        response = getattr(cause, "response", None)
+        if isinstance(response, dict) and response.get("Error", {}).get("Code"):
+            return str(response["Error"]["Code"])
+        if not type(cause).__module__.startswith("aws_lambda_powertools") or cause.__cause__ is None:
+            return type(cause).__name__
+        cause = cause.__cause__  # past Powertools' wrapper, to what the store raised
+    return type(exc).__name__
