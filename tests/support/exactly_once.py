@@ -82,11 +82,12 @@ def exactly_once_business(ledger: Ledger, name: str = "oncebiz") -> Business:
             return input_required(ok=elicit("Charge it?", {"ok": {"type": "boolean"}}, ["ok"]))
         return execution_result({"run_id": run_id, "amount": amount})
 
-    @tool(description="Use to test a call still running: waits until the test releases it.")
+    @tool(description="Use to test a call still running: its first execution waits until the test releases it.")
     def hold(ctx: ToolContext) -> ToolResult:
         run_id = ledger.ran("hold")
-        ledger.started.set()
-        assert ledger.release.wait(30), "the test never released the held call"
+        if ledger.executions["hold"] == 1:
+            ledger.started.set()
+            assert ledger.release.wait(30), "the test never released the held call"
         return execution_result({"run_id": run_id})
 
     tools = [charge, decline, flaky, lookup, pinned_lookup, unguarded, deduped, confirmed, hold]
