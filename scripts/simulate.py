@@ -154,7 +154,9 @@ def evaluate(
     }
     if tool_call_id:
         retried = retry.get("result") or {}
-        retry_result = {key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried}
+        retry_result = {
+            key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried
+        }
         spec = business.tool(tool)
         report["replay"] = {
             "tool_call_id": tool_call_id,
@@ -237,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool", required=True)
     parser.add_argument("--args", default="{}", help="the tool arguments as a JSON object")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--tool-call-id", default="", help="send the call with this tool_call_id, then retry it")
+    parser.add_argument(
+        "--tool-call-id", default="", help="send the call with this tool_call_id, then retry it"
+    )
     options = parser.parse_args(argv)
     try:
         arguments = json.loads(options.args or "{}")

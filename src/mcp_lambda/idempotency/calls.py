@@ -12,8 +12,8 @@ The key is scoped by business (the record prefix), caller principal and tool nam
 - the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
   caller still gets that result and the claim expires with the invocation).
 
-Powertools' handler is synchronous and the tool is a coroutine, so the handler runs in a worker thread and calls
-back into the event loop for the tool itself (anyio's `to_thread` / `from_thread`).
+Powertools' handler is synchronous and calls its function itself; the tool is a coroutine, so `claims.ClaimHandler`
+stops the handler where it would call the function, and the tool is awaited here (no thread hop).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import anyio.from_thread
-import anyio.to_thread
+from typing import TYPE_CHECKING, Any
 
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec, business_error
-from ..tools.executor import Executed, ToolExecutor
+from ..tools.executor import ToolExecutor
 from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED
 from .stores import IdempotencyStore
+
+if TYPE_CHECKING:
+    from .claims import ClaimHandler
 
 # The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
 STORED_OUTCOMES = frozenset({"success", "business_error"})
@@ -64,10 +64,6 @@ class _Claim:
         # record and joins the log lines of a call and its replays without logging the caller's key.
         digest = hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
         return digest[-FINGERPRINT_CHARS:]
-
-
-class _NotStored(Exception):
-    """Raised through Powertools for a result that must not be stored: it deletes the claim and re-raises."""
 
 
 class _Invocation:
@@ -108,59 +104,32 @@ class ExactlyOnce:
         claim = self.claim(spec, arguments, caller)
         if claim is None:
             return await self.executor.run(spec, arguments, ctx)
-        from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig
-        from aws_lambda_powertools.utilities.idempotency.base import IdempotencyHandler
-        from aws_lambda_powertools.utilities.idempotency.exceptions import (
-            IdempotencyAlreadyInProgressError,
-            IdempotencyValidationError,
-        )
+        from . import claims  # Powertools Idempotency (and boto3): loaded by the first keyed call
 
         fields = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
-        ran: list[Executed] = []
-
-        def run_once() -> dict[str, str]:
-            executed: Executed = anyio.from_thread.run(self.executor.execute, spec, arguments, ctx, fields)
-            ran.append(executed)
-            if executed.outcome not in STORED_OUTCOMES or not isinstance(executed.result, ToolResult):
-                raise _NotStored
-            # Stored as the JSON text sent, so a replay is byte-identical (Powertools re-sorts a stored dict's keys).
-            return {
-                "result": json.dumps(executed.result.to_wire(), ensure_ascii=False, separators=(",", ":"))
-            }
-
-        config = IdempotencyConfig(
-            event_key_jmespath="key",
-            payload_validation_jmespath="arguments",
-            raise_on_no_idempotency_key=True,
-            expires_after_seconds=claim.expires_after_seconds,
-            hash_function="sha256",
-        )
-        # The claim of an invocation that dies expires with it, not after the whole TTL.
-        config.register_lambda_context(caller.lambda_context or _Invocation())  # type: ignore[arg-type]
-        handler = IdempotencyHandler(
-            function=run_once,
-            function_payload=claim.payload,
-            config=config,
-            persistence_store=self.store.layer(claim.expires_after_seconds),
-            key_prefix=self.key_prefix,
-            function_args=(),
-            function_kwargs={},
+        handler = claims.ClaimHandler(
+            claim.payload,
+            claim.expires_after_seconds,
+            self.store.layer(claim.expires_after_seconds),
+            self.key_prefix,
+            caller.lambda_context or _Invocation(),
         )
         try:
-            stored = await anyio.to_thread.run_sync(handler.handle)
-        except _NotStored:
-            return ran[0].result
-        except IdempotencyValidationError:
+            stored = handler.handle()  # claims the key, or answers what the key already holds
+        except claims.Claimed:
+            return await self._execute(spec, arguments, ctx, fields, handler)
+        except claims.IdempotencyValidationError:
             message = (
-                f"This {claim.source} was already used with other arguments; use a new one for a new call."
+                f"this {claim.source} was already used with other arguments; use a new one for a new call."
             )
             return self._refused(
                 spec, arguments, ctx, fields, "invalid_arguments", "KeyReused", KEY_REUSED, message
             )
-        except IdempotencyAlreadyInProgressError:
+        except claims.IdempotencyAlreadyInProgressError:
             message = (
-                f"A call with this {claim.source} is still running; retry in a moment to get its result."
+                f"a call with this {claim.source} is still running; retry in a moment to get its result."
             )
+            advice = {"retry_after_ms": IN_PROGRESS_RETRY_AFTER_MS}
             return self._refused(
                 spec,
                 arguments,
@@ -170,12 +139,21 @@ class ExactlyOnce:
                 "CallInProgress",
                 CALL_IN_PROGRESS,
                 message,
-                retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS,
+                **advice,
             )
-        except Exception as exc:  # the store failed: Powertools wraps every persistence error
-            return self._store_failed(spec, arguments, ctx, fields, ran, exc)
-        if ran:
-            return ran[0].result
+        except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
+            message = "the exactly-once store is unavailable, so the tool did not run; retry later."
+            fields = {**fields, "store_error": _reason(exc)}
+            return self._refused(
+                spec,
+                arguments,
+                ctx,
+                fields,
+                "system_error",
+                "IdempotencyStoreUnavailable",
+                IDEMPOTENCY_STORE_UNAVAILABLE,
+                message,
+            )
         wire = json.loads(stored["result"])
         replayed = ToolResult(
             content=wire.get("content", []),
@@ -183,6 +161,36 @@ class ExactlyOnce:
             is_error=wire.get("isError") is True,
         )
         return self.executor.answered(spec, arguments, ctx, "replayed", replayed, fields)
+
+    async def _execute(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        fields: Mapping[str, Any],
+        handler: ClaimHandler,
+    ) -> ToolResult | InputRequired:
+        """The call holds the key: run the tool, then store its final result or give the key back."""
+        executed = await self.executor.execute(spec, arguments, ctx, fields)
+        result = executed.result
+        try:
+            if executed.outcome in STORED_OUTCOMES and isinstance(result, ToolResult):
+                handler.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+            else:
+                handler.release()
+        except Exception as exc:
+            # The tool ran once and answered: that answer stands; the claim expires with this invocation.
+            ctx.logger.warning(
+                "idempotency_store_failed",
+                extra={
+                    "event": "idempotency_store_failed",
+                    "tool_name": spec.name,
+                    "outcome": executed.outcome,
+                    "store_error": _reason(exc),
+                    **fields,
+                },
+            )
+        return result
 
     def _refused(
         self,
@@ -198,41 +206,6 @@ class ExactlyOnce:
     ) -> ToolResult:
         result = business_error(code, f"Tool '{spec.name}': {message}", **advice)
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type)
-
-    def _store_failed(
-        self,
-        spec: ToolSpec,
-        arguments: Mapping[str, Any],
-        ctx: ToolContext,
-        fields: Mapping[str, Any],
-        ran: list[Executed],
-        exc: Exception,
-    ) -> ToolResult | InputRequired:
-        reason = _reason(exc)
-        if ran:
-            # The tool ran once and answered: give that answer; the claim expires with this invocation.
-            ctx.logger.warning(
-                "idempotency_store_failed",
-                extra={
-                    "event": "idempotency_store_failed",
-                    "tool_name": spec.name,
-                    "phase": "complete",
-                    "store_error": reason,
-                    **fields,
-                },
-            )
-            return ran[0].result
-        message = "the exactly-once store is unavailable, so the tool did not run; retry later."
-        return self._refused(
-            spec,
-            arguments,
-            ctx,
-            {**fields, "store_error": reason},
-            "system_error",
-            "IdempotencyStoreUnavailable",
-            IDEMPOTENCY_STORE_UNAVAILABLE,
-            message,
-        )
 
 
 def _reason(exc: BaseException) -> str:
