@@ -4,11 +4,9 @@ item's shape and cost, and a store outage answered with a retryable error instea
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -20,14 +18,21 @@ import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 from scripts import services
 from scripts.services import LocalService
-from tests.support.exactly_once import Ledger, call, exactly_once_business, keyed_request, tool_result
+from tests.support.exactly_once import (
+    Ledger,
+    call,
+    exactly_once_business,
+    keyed_request,
+    start_in_another_container,
+    tool_result,
+)
 from tests.support.lambda_client import POST_HEADERS, LambdaClient, modern_headers
 
 from mcp_lambda.app import create_app
 from mcp_lambda.idempotency import DynamoDBIdempotencyStore
-from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
+from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
-from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
+from mcp_lambda_dev.local.events import LocalContext
 
 USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
 USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
@@ -169,37 +174,11 @@ def test_an_expired_record_runs_again(
 # --- concurrent calls ------------------------------------------------------------------------------------------
 
 
-def _start_in_another_container(handler: LambdaHandler, body: dict[str, Any], context: LocalContext) -> Any:
-    """Invoke `handler` on a thread of its own with its own event loop (another container); join() it."""
-    replies: list[dict[str, Any]] = []
-    event = http_event(
-        "POST", "/mcp", {**POST_HEADERS, **modern_headers("tools/call", "hold")}, json.dumps(body)
-    )
-
-    def invoke() -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        try:
-            replies.append(handler(event, context))
-        finally:
-            loop.close()
-
-    thread = threading.Thread(target=invoke, daemon=True)
-    thread.start()
-
-    def join() -> dict[str, Any]:
-        thread.join(30)
-        assert replies, "the held call never answered"
-        return json.loads(response_body(replies[0]))["result"]  # type: ignore[no-any-return]
-
-    return join
-
-
 def test_two_concurrent_identical_calls_run_once_the_other_gets_40910_then_the_result(
     container: Container, ledger: Ledger
 ) -> None:
     first_client, _ = container()
-    join = _start_in_another_container(
+    join = start_in_another_container(
         first_client.handler, keyed_request("hold", {}, "call-1"), LocalContext()
     )
     assert ledger.started.wait(10)
@@ -223,7 +202,7 @@ def test_the_claim_of_a_dead_invocation_expires_with_it(container: Container, le
     first_client, _ = container()
     # This invocation has no time left: Lambda has ended it (a timeout, a crash) while its tool was running.
     ended = LocalContext(deadline_ms=int(time.time() * 1000) - 1)
-    join = _start_in_another_container(first_client.handler, keyed_request("hold", {}, "call-1"), ended)
+    join = start_in_another_container(first_client.handler, keyed_request("hold", {}, "call-1"), ended)
     assert ledger.started.wait(10)
     try:
         retry = tool_result(call(container()[0], "hold", {}, "call-1"))

@@ -3,11 +3,15 @@ and the requests that carry a call's key."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+from mcp_lambda.lambda_adapter import LambdaHandler
 from mcp_lambda.tools import (
     Business,
     InputRequired,
@@ -19,8 +23,9 @@ from mcp_lambda.tools import (
     input_required,
     tool,
 )
+from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
-from .lambda_client import LambdaClient, Reply, modern_headers, modern_request
+from .lambda_client import POST_HEADERS, LambdaClient, Reply, modern_headers, modern_request
 
 DECLINED = 40201
 
@@ -82,7 +87,9 @@ def exactly_once_business(ledger: Ledger, name: str = "oncebiz") -> Business:
             return input_required(ok=elicit("Charge it?", {"ok": {"type": "boolean"}}, ["ok"]))
         return execution_result({"run_id": run_id, "amount": amount})
 
-    @tool(description="Use to test a call still running: its first execution waits until the test releases it.")
+    @tool(
+        description="Use to test a call still running: its first execution waits until the test releases it."
+    )
     def hold(ctx: ToolContext) -> ToolResult:
         run_id = ledger.ran("hold")
         if ledger.executions["hold"] == 1:
@@ -125,3 +132,30 @@ def tool_result(reply: Reply) -> dict[str, Any]:
     assert reply.status == 200, reply.raw
     result = reply.result
     return {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
+
+
+def start_in_another_container(
+    handler: LambdaHandler, body: dict[str, Any], context: LocalContext
+) -> Callable[[], dict[str, Any]]:
+    """Invoke `handler` on a thread of its own with its own event loop (another container); join() it."""
+    replies: list[dict[str, Any]] = []
+    headers = {**POST_HEADERS, **modern_headers("tools/call", body["params"]["name"])}
+    event = http_event("POST", "/mcp", headers, json.dumps(body))
+
+    def invoke() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            replies.append(handler(event, context))
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=invoke, daemon=True)
+    thread.start()
+
+    def join() -> dict[str, Any]:
+        thread.join(30)
+        assert replies, "the held call never answered"
+        return json.loads(response_body(replies[0]))["result"]  # type: ignore[no-any-return]
+
+    return join

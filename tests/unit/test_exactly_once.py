@@ -18,6 +18,7 @@ from tests.support.exactly_once import (
     call,
     exactly_once_business,
     keyed_request,
+    start_in_another_container,
     tool_result,
 )
 from tests.support.lambda_client import META_CAPABILITIES, LambdaClient, LegacyClient, modern_headers
@@ -29,6 +30,7 @@ from mcp_lambda.observability import get_logger
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import ToolContext, ToolResult, ToolSignatureError, execution_result, tool
+from mcp_lambda_dev.local.events import LocalContext
 
 USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
 USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
@@ -252,6 +254,79 @@ def test_the_record_lives_idempotency_ttl_seconds(ledger: Ledger, store: MemoryI
     (record,) = store.records.values()
     assert record.status == "COMPLETED"
     assert before + 5 <= record.expiry_timestamp <= after + 5
+
+
+# --- a call still running, a store down ------------------------------------------------------------------------
+
+
+def test_a_retry_while_the_first_call_runs_gets_40910_then_the_result(
+    ledger: Ledger, store: MemoryIdempotencyStore
+) -> None:
+    business = exactly_once_business(ledger)
+
+    def container() -> LambdaClient:  # two apps over one store: two containers of one process
+        return LambdaClient(lambda_handler(create_app(Settings(business="oncebiz"), business, None, store)))
+
+    join = start_in_another_container(
+        container().handler, keyed_request("hold", {}, "call-1"), LocalContext()
+    )
+    assert ledger.started.wait(10)
+    other = container()
+    busy = tool_result(call(other, "hold", {}, "call-1"))
+    ledger.release.set()
+    first = join()
+
+    assert busy["structuredContent"] == {
+        "code": 40910,
+        "message": busy["structuredContent"]["message"],
+        "retryable": True,
+        "suggested_action": "wait_and_retry",
+        "retry_after_ms": 1000,
+    }
+    assert tool_result(call(other, "hold", {}, "call-1"))["structuredContent"] == first["structuredContent"]
+    assert ledger.executions["hold"] == 1
+
+
+class _Unreachable(MemoryIdempotencyStore):
+    """A store whose every write fails the way a sick table does (a fast unit stand-in for DynamoDB down)."""
+
+    def layer(self, expires_after_seconds: int) -> Any:
+        layer = super().layer(expires_after_seconds)
+
+        def refuse(data_record: Any) -> None:
+            raise ConnectionError("connect timeout on endpoint URL http://10.0.0.1")
+
+        layer._put_record = refuse
+        return layer
+
+
+def test_a_store_that_cannot_be_reached_answers_50030_and_the_tool_does_not_run(ledger: Ledger) -> None:
+    business = exactly_once_business(ledger)
+    app = create_app(Settings(business="oncebiz"), business, None, _Unreachable())
+    client = LambdaClient(lambda_handler(app))
+
+    with captured_lines("oncebiz") as lines:
+        reply = call(client, "charge", {"amount": 5}, "call-1")
+    unkeyed = tool_result(call(client, "charge", {"amount": 5}))
+
+    error = tool_result(reply)["structuredContent"]
+    assert reply.status == 200
+    assert (
+        error["code"] == 50030
+        and error["retryable"] is True
+        and error["suggested_action"] == "wait_and_retry"
+    )
+    assert error["retry_after_ms"] == 1000 and "did not run" in error["message"]
+    assert b"10.0.0.1" not in reply.raw
+    failed = next(line for line in lines if line["event"] == "mcp_tool_call_failed")
+    assert (
+        failed["error_type"] == "IdempotencyStoreUnavailable" and failed["store_error"] == "ConnectionError"
+    )
+    assert "10.0.0.1" not in json.dumps(lines)
+    assert (
+        unkeyed["structuredContent"]["charge_id"] == "charge-1"
+    )  # calls without a key do not need the store
+    assert ledger.executions["charge"] == 1
 
 
 # --- keys are scoped per caller ---------------------------------------------------------------------------------

@@ -157,7 +157,9 @@ def test_idempotency_table_matches_powertools_items_and_is_protected(template: d
     assert IDEMPOTENCY_TTL_ATTRIBUTE == stores.EXPIRY_ATTRIBUTE
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["KeySchema"] == [{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}]
-    assert table["AttributeDefinitions"] == [{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "AttributeType": "S"}]
+    assert table["AttributeDefinitions"] == [
+        {"AttributeName": IDEMPOTENCY_PARTITION_KEY, "AttributeType": "S"}
+    ]
     assert table["TimeToLiveSpecification"] == {"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
     assert table["SSESpecification"] == {"SSEEnabled": True}

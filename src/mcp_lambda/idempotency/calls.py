@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -106,7 +107,8 @@ class ExactlyOnce:
             return await self.executor.run(spec, arguments, ctx)
         from . import claims  # Powertools Idempotency (and boto3): loaded by the first keyed call
 
-        fields = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
+        started = time.perf_counter()
+        fields: dict[str, Any] = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
         handler = claims.ClaimHandler(
             claim.payload,
             claim.expires_after_seconds,
@@ -114,53 +116,30 @@ class ExactlyOnce:
             self.key_prefix,
             caller.lambda_context or _Invocation(),
         )
+        tool = f"Tool '{spec.name}'"
+        error_type: str | None
         try:
             stored = handler.handle()  # claims the key, or answers what the key already holds
         except claims.Claimed:
             return await self._execute(spec, arguments, ctx, fields, handler)
         except claims.IdempotencyValidationError:
-            message = (
-                f"this {claim.source} was already used with other arguments; use a new one for a new call."
-            )
-            return self._refused(
-                spec, arguments, ctx, fields, "invalid_arguments", "KeyReused", KEY_REUSED, message
-            )
+            outcome, error_type = "invalid_arguments", "KeyReused"
+            message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
+            result = business_error(KEY_REUSED, message)
         except claims.IdempotencyAlreadyInProgressError:
+            outcome, error_type = "in_progress", "CallInProgress"
             message = (
-                f"a call with this {claim.source} is still running; retry in a moment to get its result."
+                f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
             )
-            advice = {"retry_after_ms": IN_PROGRESS_RETRY_AFTER_MS}
-            return self._refused(
-                spec,
-                arguments,
-                ctx,
-                fields,
-                "in_progress",
-                "CallInProgress",
-                CALL_IN_PROGRESS,
-                message,
-                **advice,
-            )
+            result = business_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
         except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
-            message = "the exactly-once store is unavailable, so the tool did not run; retry later."
-            fields = {**fields, "store_error": _reason(exc)}
-            return self._refused(
-                spec,
-                arguments,
-                ctx,
-                fields,
-                "system_error",
-                "IdempotencyStoreUnavailable",
-                IDEMPOTENCY_STORE_UNAVAILABLE,
-                message,
-            )
-        wire = json.loads(stored["result"])
-        replayed = ToolResult(
-            content=wire.get("content", []),
-            structured_content=wire.get("structuredContent"),
-            is_error=wire.get("isError") is True,
-        )
-        return self.executor.answered(spec, arguments, ctx, "replayed", replayed, fields)
+            outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
+            fields["store_error"] = _reason(exc)
+            message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
+            result = business_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+        else:
+            outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
+        return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)
 
     async def _execute(
         self,
@@ -192,20 +171,14 @@ class ExactlyOnce:
             )
         return result
 
-    def _refused(
-        self,
-        spec: ToolSpec,
-        arguments: Mapping[str, Any],
-        ctx: ToolContext,
-        fields: Mapping[str, Any],
-        outcome: str,
-        error_type: str,
-        code: int,
-        message: str,
-        **advice: Any,
-    ) -> ToolResult:
-        result = business_error(code, f"Tool '{spec.name}': {message}", **advice)
-        return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type)
+
+def _stored_result(wire_json: str) -> ToolResult:
+    wire = json.loads(wire_json)
+    return ToolResult(
+        content=wire.get("content", []),
+        structured_content=wire.get("structuredContent"),
+        is_error=wire.get("isError") is True,
+    )
 
 
 def _reason(exc: BaseException) -> str:

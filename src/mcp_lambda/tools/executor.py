@@ -150,11 +150,12 @@ class ToolExecutor:
         result: ToolResult,
         log_fields: Mapping[str, Any] | None = None,
         error_type: str | None = None,
+        started: float | None = None,
     ) -> ToolResult:
         """A call answered without running the tool (replayed, or refused by the exactly-once store): logged and
-        counted like any other call."""
+        counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began."""
         with self.telemetry.tool_call(spec.name) as record:
-            call = _Call(spec, ctx, log_fields)
+            call = _Call(spec, ctx, log_fields, started)
             call.started_line(arguments)
             structured = result.structured_content
             code = structured.get("code") if result.is_error and isinstance(structured, dict) else 0
@@ -195,10 +196,16 @@ class ToolExecutor:
 class _Call:
     """One tool call's log lines: the started line, then exactly one finishing line."""
 
-    def __init__(self, spec: ToolSpec, ctx: ToolContext, fields: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        ctx: ToolContext,
+        fields: Mapping[str, Any] | None = None,
+        started: float | None = None,
+    ) -> None:
         self.spec = spec
         self.log = ctx.logger
-        self.started = time.perf_counter()
+        self.started = time.perf_counter() if started is None else started
         self.outcome = "system_error"
         # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
         self.base: dict[str, Any] = {
