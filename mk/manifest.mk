@@ -9,9 +9,10 @@ manifest-lint-all: venv
 
 # ARGS is JSON; it reaches the script through the environment so its quotes survive the shell.
 simulate: export SIMULATE_ARGS = $(or $(ARGS),{})
-simulate: venv ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the handler; FORMAT=json for JSON
+simulate: export SIMULATE_TOOL_CALL_ID = $(TOOL_CALL_ID)
+simulate: venv ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the handler; FORMAT=json; TOOL_CALL_ID=x retries it
 	@[ -n "$(TOOL)" ] || { echo "simulate: TOOL is required, e.g. make simulate TOOL=search_products ARGS='{\"keyword\": \"cup\"}'" >&2; exit 2; }
-	@$(PY) scripts/simulate.py --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)"
+	@$(PY) scripts/simulate.py --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)" --tool-call-id "$$SIMULATE_TOOL_CALL_ID"
 
 test: manifest-lint-all
 

@@ -3,7 +3,8 @@
 Prints the median and p99 of tools/list and tools/call through `mcp_lambda.handler.handler` (2000 calls each,
 2026-07-28 and legacy), the same for a bare route, and the ratio to that floor. Also prints the cold import and
 first-invocation time (measured in fresh subprocesses), the manifest check cost per result, and the DynamoDB
-reads/writes per legacy request (run only when BENCH_DYNAMODB_ENDPOINT points at DynamoDB Local).
+reads/writes per legacy request and per keyed (exactly-once) tools/call (run only when BENCH_DYNAMODB_ENDPOINT
+points at DynamoDB Local).
 This is a measurement, not a test: it never fails on a slow figure.
 """
 
@@ -45,6 +46,7 @@ META = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
+SUBSCRIBE_ARGS = {"product_id": "p-1004", "alert": "restock"}
 OUT = sys.stdout  # replaced in main(): fd 1 is silenced so per-request logs and metrics cost but do not print
 
 
@@ -62,6 +64,28 @@ def modern_event(method: str, params: dict[str, Any], name: str | None = None) -
     if name:
         headers["mcp-name"] = name
     return post({"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}, headers)
+
+
+def keyed_event(tool_call_id: str | None) -> dict[str, Any]:
+    """A 2026-07-28 tools/call of the exactly-once subscribe_product, with `_meta.tool_call_id` when given."""
+    meta = {**META, "tool_call_id": tool_call_id} if tool_call_id else META
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "subscribe_product", "arguments": SUBSCRIBE_ARGS, "_meta": meta},
+    }
+    headers = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "subscribe_product",
+    }
+    return post(body, headers)
+
+
+def fresh_keys() -> Callable[[], dict[str, Any]]:
+    """Events of first calls: a new tool_call_id each time (events are built outside the timed part)."""
+    return lambda: keyed_event(f"bench-{uuid.uuid4().hex}")
 
 
 def legacy_session(handler: Handler) -> dict[str, str]:
@@ -118,9 +142,10 @@ def bare_handler() -> Handler:
     return Mangum(app, lifespan="off", api_gateway_base_path="/")  # type: ignore[return-value]
 
 
-def measure_interleaved(
-    runs: dict[str, tuple[Handler, dict[str, Any]]], calls: int
-) -> dict[str, list[float]]:
+Event = dict[str, Any] | Callable[[], dict[str, Any]]
+
+
+def measure_interleaved(runs: dict[str, tuple[Handler, Event]], calls: int) -> dict[str, list[float]]:
     """Per-call latency in µs for every case, measured in interleaved rounds of 50 calls.
 
     This VM's speed drifts by 2x within a minute; taking each case in turn spreads any drift over all of them,
@@ -128,14 +153,16 @@ def measure_interleaved(
     """
     samples: dict[str, list[float]] = {name: [] for name in runs}
     for handler, event in runs.values():
-        measure(handler, event, 0)  # warm-up only
+        if not callable(event):
+            measure(handler, event, 0)  # warm-up only
     rounds, per_round = max(1, calls // 50), min(50, calls)
     for _ in range(rounds):
         for name, (handler, event) in runs.items():
             context = LocalContext()
             for _ in range(per_round):
+                this = event() if callable(event) else event
                 started = time.perf_counter_ns()
-                handler(event, context)
+                handler(this, context)
                 samples[name].append((time.perf_counter_ns() - started) / 1000)
     return samples
 
@@ -143,13 +170,21 @@ def measure_interleaved(
 def warm_section(handler: Handler, calls: int) -> None:
     legacy = legacy_session(handler)
     floor_name = "bare FastAPI+Mangum (floor)"
-    runs: dict[str, tuple[Handler, dict[str, Any]]] = {
+    # The keyed rows go through the exactly-once store (memory): a first call claims and completes its key, a
+    # replay answers the stored result without running the tool.
+    first = fresh_keys()
+    handler(first(), LocalContext())  # imports Powertools Idempotency (and boto3) once, outside the timing
+    replay = keyed_event("bench-replayed")
+    runs: dict[str, tuple[Handler, Event]] = {
         floor_name: (bare_handler(), modern_event("tools/list", {})),
         "tools/list (2026-07-28)": (handler, modern_event("tools/list", {})),
         "tools/call (2026-07-28)": (
             handler,
             modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, "search_routes"),
         ),
+        "subscribe_product, no key": (handler, keyed_event(None)),
+        "  keyed, 1st call (memory)": (handler, first),
+        "  keyed, replay (memory)": (handler, replay),
         "tools/list (legacy)": (handler, legacy_event(legacy, "tools/list", {})),
         "tools/call (legacy)": (
             handler,
@@ -168,7 +203,9 @@ def warm_section(handler: Handler, calls: int) -> None:
         say(
             f"  {name:<28}{median:>10.0f}{p99(samples):>10.0f}{ratio:>14.2f}{p99(samples) / floor_p99:>11.2f}{flag}"
         )
-    attribution_rows(handler, runs["tools/call (2026-07-28)"][1], calls, floor_median)
+    event = runs["tools/call (2026-07-28)"][1]
+    assert not callable(event)
+    attribution_rows(handler, event, calls, floor_median)
 
 
 def attribution_rows(handler: Handler, event: dict[str, Any], calls: int, floor_median: float) -> None:
@@ -304,8 +341,10 @@ def dynamodb_section(calls: int) -> None:
         )
         return
     import boto3
+    from scripts.services import create_idempotency_table
 
     from mcp_lambda.app import create_app
+    from mcp_lambda.idempotency import DynamoDBIdempotencyStore
     from mcp_lambda.settings import get_settings
 
     client = boto3.client(
@@ -322,9 +361,13 @@ def dynamodb_section(calls: int) -> None:
         AttributeDefinitions=[{"AttributeName": "session_id", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
+    once_table = f"bench-idempotency-{uuid.uuid4().hex[:8]}"
+    create_idempotency_table(client, once_table)
     try:
         store = DynamoDBSessionStore(table, client=client)
-        asgi = Mangum(create_app(get_settings(), None, store), lifespan="off", api_gateway_base_path="/")
+        once = DynamoDBIdempotencyStore(once_table, client=client)
+        app = create_app(get_settings(), None, store, once)
+        asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
         handler: Handler = asgi  # type: ignore[assignment]
         say(f"DynamoDB reads/writes per legacy request ({endpoint}, {calls} requests each):")
         store.reset_counters()
@@ -344,8 +387,26 @@ def dynamodb_section(calls: int) -> None:
                 f"  {name:<28} reads {store.reads / calls:>5.2f}  writes {store.writes / calls:>5.2f}"
                 f"  ({elapsed_ms:.2f} ms/request)"
             )
+        say(f"DynamoDB calls per keyed tools/call (exactly-once table, 2026-07-28, {calls} calls each):")
+        first = fresh_keys()
+        for name, events in {
+            "first call": [first() for _ in range(calls)],
+            "replay (same key)": [keyed_event("bench-replay")] * calls,
+        }.items():
+            handler(keyed_event("bench-replay"), LocalContext())  # the replayed key exists before counting
+            once.reset_counters()
+            started = time.perf_counter()
+            for event in events:
+                handler(event, LocalContext())
+            elapsed_ms = (time.perf_counter() - started) / calls * 1000
+            per_call = ", ".join(f"{op} {count / calls:.2f}" for op, count in sorted(once.operations.items()))
+            say(
+                f"  {name:<28} reads {once.reads / calls:>5.2f}  writes {once.writes / calls:>5.2f}"
+                f"  ({per_call}; {elapsed_ms:.2f} ms/call)"
+            )
     finally:
         client.delete_table(TableName=table)
+        client.delete_table(TableName=once_table)
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ MODERN = "2026-07-28"
 POST = {"host": HOST, "accept": "application/json, text/event-stream", "content-type": "application/json"}
 # Minted values the server returns that differ on every run.
 ERROR_ID = re.compile(r"error id [0-9a-f]{16}")
+SUBSCRIPTION_ID = re.compile(r"sub_[0-9a-f]{12}")  # the demo mints one per execution of subscribe_product
 
 
 @dataclass
@@ -139,6 +140,31 @@ FOUR_CASES = [
         headers=session(),
     ),
     Step("delete_session", method="DELETE", headers=session()),
+]
+
+
+SUBSCRIBE = {"product_id": "p-1004", "alert": "restock"}
+
+
+def _subscribe(name: str, arguments: dict[str, Any], request_id: int, tool_call_id: str | None) -> Step:
+    body = modern("tools/call", {"name": "subscribe_product", "arguments": arguments}, request_id)
+    if tool_call_id is not None:
+        body["params"]["_meta"]["tool_call_id"] = tool_call_id
+    return Step(name, body=body, headers=modern_headers("tools/call", "subscribe_product"))
+
+
+# Exactly-once calls: a call, its retry with the same tool_call_id (replayed: the same subscription), the same id
+# with other arguments (40900, nothing runs), and the call without an id (it runs: a new subscription).
+EXACTLY_ONCE = [
+    _subscribe("subscribe_product", SUBSCRIBE, 1, "call_replay_0001"),
+    _subscribe("retry_same_tool_call_id_replayed", SUBSCRIBE, 2, "call_replay_0001"),
+    _subscribe(
+        "same_tool_call_id_other_arguments_40900",
+        {"product_id": "p-1004", "alert": "price_drop", "target_price_yuan": 30},
+        3,
+        "call_replay_0001",
+    ),
+    _subscribe("without_tool_call_id_runs_again", SUBSCRIBE, 4, None),
 ]
 
 
@@ -273,6 +299,7 @@ CONVERSATIONS = {
     "modern_2026_07_28": MODERN_2026_07_28,
     "four_cases": FOUR_CASES,
     "bad_inputs": BAD_INPUTS,
+    "exactly_once_2026_07_28": EXACTLY_ONCE,
 }
 
 
@@ -319,6 +346,10 @@ def record(handler: Any) -> None:
                 minted = seen["headers"]["mcp-session-id"]
                 assert minted, f"{conversation}/{step.name}: no session id minted"
                 bindings[step.capture_session] = minted
+            for minted in SUBSCRIPTION_ID.findall(json.dumps(seen["body"])):
+                if minted not in bindings.values():
+                    count = sum(name.startswith("subscription_id") for name in bindings)
+                    bindings["subscription_id" + (f"_{count + 1}" if count else "")] = minted
             expected = {
                 "statusCode": seen["statusCode"],
                 "headers": generalize(seen["headers"], bindings),

@@ -28,6 +28,9 @@ READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
 SESSIONS_PARTITION_KEY = "session_id"
 SESSIONS_TTL_ATTRIBUTE = "expires_at"
+# Powertools Idempotency's DynamoDB item shape (mcp_lambda.idempotency.stores; template.yaml's IdempotencyTable).
+IDEMPOTENCY_PARTITION_KEY = "id"
+IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
 
 
 class ServiceError(RuntimeError):
@@ -205,6 +208,23 @@ def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
     dynamodb_client.update_time_to_live(
         TableName=table_name,
         TimeToLiveSpecification={"AttributeName": SESSIONS_TTL_ATTRIBUTE, "Enabled": True},
+    )
+
+
+def create_idempotency_table(dynamodb_client: Any, table_name: str) -> None:
+    """Create the exactly-once table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    dynamodb_client.create_table(
+        TableName=table_name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}],
+    )
+    dynamodb_client.get_waiter("table_exists").wait(
+        TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50}
+    )
+    dynamodb_client.update_time_to_live(
+        TableName=table_name,
+        TimeToLiveSpecification={"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True},
     )
 
 

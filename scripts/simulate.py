@@ -1,9 +1,12 @@
 """Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
 
     simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
+                [--tool-call-id ID]
 
 Prints the ToolResult, the verdict against the manifest with every violation, the model-visible view, the card
 candidates and the llm_modifiable lists. Exits 1 when the result violates the manifest or the call fails.
+With a tool-call id the call carries it in `_meta` and is sent a second time, as an agent's retry: the report
+says whether the retry was replayed (the tool did not run again) and whether its result is identical.
 """
 
 from __future__ import annotations
@@ -61,12 +64,14 @@ def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
         ToolCheck.__call__ = original  # type: ignore[method-assign]
 
 
-def call_through_handler(tool: str, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def call_through_handler(
+    tool: str, arguments: dict[str, Any], tool_call_id: str | None = None
+) -> tuple[int, dict[str, Any]]:
     """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
     from mcp_lambda.handler import handler
     from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
-    body = {
+    body: dict[str, Any] = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
@@ -79,6 +84,8 @@ def call_through_handler(tool: str, arguments: dict[str, Any]) -> tuple[int, dic
             },
         },
     }
+    if tool_call_id:
+        body["params"]["_meta"]["tool_call_id"] = tool_call_id
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
@@ -104,9 +111,10 @@ def _rpc_reply(text: str) -> dict[str, Any]:
 
 
 def evaluate(
-    business_name: str, tool: str, arguments: dict[str, Any]
+    business_name: str, tool: str, arguments: dict[str, Any], tool_call_id: str | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The report (the JSON keys of FORMAT=json) and extra detail for people (status, the tool's own result)."""
+    """The report (the JSON keys of FORMAT=json, plus `replay` with a tool-call id) and extra detail for people
+    (status, the tool's own result)."""
     from mcp_lambda.app import manifest_path
     from mcp_lambda.settings import get_settings
 
@@ -115,7 +123,11 @@ def evaluate(
     with environment(business_name), contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
         path = manifest_path(get_settings(), business)
         bound = bind_manifest(business, path)
-        status, reply = call_through_handler(tool, arguments)
+        status, reply = call_through_handler(tool, arguments, tool_call_id)
+        if tool_call_id:
+            checked = len(seen)  # the server checks every result it computes, never one it replays
+            _, retry = call_through_handler(tool, arguments, tool_call_id)
+            ran_again = len(seen) > checked
     detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
     result = reply.get("result") or {}
     detail["result_type"] = result.get("resultType")
@@ -140,6 +152,19 @@ def evaluate(
         "cards": card_candidates(bound.manifest, tool, tool_result) if tool_result else [],
         "modifiable_lists": modifiable_lists(bound.manifest, tool, tool_result) if tool_result else [],
     }
+    if tool_call_id:
+        retried = retry.get("result") or {}
+        retry_result = {
+            key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried
+        }
+        spec = business.tool(tool)
+        report["replay"] = {
+            "tool_call_id": tool_call_id,
+            "exactly_once": bool(spec and spec.runs_exactly_once),
+            "replayed": not ran_again and "error" not in retry,
+            "identical": retry_result == tool_result,
+            "tool_result": retry_result,
+        }
     return report, detail
 
 
@@ -184,6 +209,19 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
         out += [f"      [{item['index']}] {_dump(item['item'], indent=None)}" for item in listed["items"]]
     if not report["modifiable_lists"]:
         out.append("  (none)")
+    replay = report.get("replay")
+    if replay:
+        out.append(f"\nRetry with the same tool_call_id {json.dumps(replay['tool_call_id'])}")
+        if not replay["exactly_once"]:
+            out.append(f"  {tool} is not exactly-once (read-only or exactly_once=False): the retry ran again")
+        elif replay["replayed"]:
+            out.append("  replayed: the tool did not run again")
+        else:
+            out.append("  ran again: the first result was not stored (only final results are)")
+        same = "identical" if replay["identical"] else "DIFFERENT"
+        out.append(f"  the result is {same} (content, structuredContent, isError)")
+        if not replay["identical"]:
+            out.append(_indent(_dump(replay["tool_result"])))
     return "\n".join(out)
 
 
@@ -201,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool", required=True)
     parser.add_argument("--args", default="{}", help="the tool arguments as a JSON object")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--tool-call-id", default="", help="send the call with this tool_call_id, then retry it"
+    )
     options = parser.parse_args(argv)
     try:
         arguments = json.loads(options.args or "{}")
@@ -208,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--args is not JSON: {exc}")
     if not isinstance(arguments, dict):
         parser.error("--args must be a JSON object")
-    report, detail = evaluate(options.business, options.tool, arguments)
+    report, detail = evaluate(options.business, options.tool, arguments, options.tool_call_id or None)
     if options.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .idempotency import IdempotencyStore, build_idempotency_store
 from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
@@ -53,7 +54,12 @@ def bind_business_manifest(
     return bound.check, schemas
 
 
-def create_server(settings: Settings, business: Business, sessions: SessionStore) -> McpServer:
+def create_server(
+    settings: Settings,
+    business: Business,
+    sessions: SessionStore,
+    idempotency: IdempotencyStore | None = None,
+) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name)
     quiet_libraries()
@@ -64,24 +70,27 @@ def create_server(settings: Settings, business: Business, sessions: SessionStore
         platform_api=PlatformApiClient.from_settings(settings, logger),
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
-    return McpServer.create(business, settings, services, sessions, executor, output_schemas)
+    idempotency = idempotency or build_idempotency_store(settings)
+    return McpServer.create(business, settings, services, sessions, executor, output_schemas, idempotency)
 
 
 def create_app(
     settings: Settings | None = None,
     business: Business | None = None,
     sessions: SessionStore | None = None,
+    idempotency: IdempotencyStore | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name)
     sessions = sessions or build_session_store(settings)
-    server = create_server(settings, business, sessions)
+    idempotency = idempotency or build_idempotency_store(settings)
+    server = create_server(settings, business, sessions, idempotency)
     endpoint = McpEndpoint(server, settings)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
-    # For the handler's decorators and `make bench` (sessions.reads/.writes).
-    app.state.logger, app.state.sessions = logger, sessions
+    # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
+    app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)

@@ -199,6 +199,7 @@ class ToolTelemetry:
         metrics.add_metric(
             name="ToolBusinessErrors", unit=MetricUnit.Count, value=int(record.outcome == "business_error")
         )
+        metrics.add_metric(name="ToolReplays", unit=MetricUnit.Count, value=int(record.outcome == "replayed"))
         metrics.add_metric(
             name="ToolLatency",
             unit=MetricUnit.Milliseconds,

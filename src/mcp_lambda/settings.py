@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     session_store: Literal["memory", "dynamodb"] = "memory"
     sessions_table: str | None = None
     session_ttl_seconds: int = Field(3600, ge=60)
+    # Exactly-once tool calls: where the results of keyed calls are kept, and for how long.
+    idempotency_store: Literal["memory", "dynamodb"] = "memory"
+    idempotency_table: str | None = None
+    idempotency_ttl_seconds: int = Field(600, ge=1)
     secret_id: str | None = None
     secrets_max_age_seconds: int = Field(300, ge=0)
     doubao_openapi_base_domain: str | None = None
@@ -97,6 +101,10 @@ class Settings(BaseSettings):
         if settings.session_store == "dynamodb" and not settings.sessions_table:
             raise SettingsError(
                 "invalid configuration: SESSIONS_TABLE is required when SESSION_STORE=dynamodb"
+            )
+        if settings.idempotency_store == "dynamodb" and not settings.idempotency_table:
+            raise SettingsError(
+                "invalid configuration: IDEMPOTENCY_TABLE is required when IDEMPOTENCY_STORE=dynamodb"
             )
         return settings
 

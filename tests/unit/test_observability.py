@@ -184,9 +184,11 @@ def test_each_tool_call_emits_emf_calls_errors_and_latency(
         "ToolCalls",
         "ToolErrors",
         "ToolBusinessErrors",
+        "ToolReplays",
         "ToolLatency",
     }
     assert blob["tool"] == "explode" and blob["ToolErrors"] == [1.0] and blob["ToolBusinessErrors"] == [0.0]
+    assert blob["ToolReplays"] == [0.0]
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,21 @@ from typing import Any
 
 import pytest
 import yaml
-from scripts.services import SESSIONS_PARTITION_KEY, SESSIONS_TTL_ATTRIBUTE
+from scripts.services import (
+    IDEMPOTENCY_PARTITION_KEY,
+    IDEMPOTENCY_TTL_ATTRIBUTE,
+    SESSIONS_PARTITION_KEY,
+    SESSIONS_TTL_ATTRIBUTE,
+)
 
+from mcp_lambda.idempotency import stores
 from mcp_lambda.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+# What Powertools' DynamoDB layer calls: a conditional PutItem to claim, UpdateItem to complete, DeleteItem
+# when the call failed, GetItem only when a refused claim does not return the existing item.
+IDEMPOTENCY_ACTIONS = SESSION_ACTIONS
 SECRET_REF = {"Fn::If": ["CreateSecret", {"Ref": "BusinessSecret"}, {"Ref": "ExistingSecretArn"}]}
 
 
@@ -141,16 +150,33 @@ def test_sessions_table_matches_the_store_and_is_protected(template: dict[str, A
     assert table["SSESpecification"] == {"SSEEnabled": True}
 
 
-def test_policies_grant_only_the_session_calls_and_the_one_secret(function: dict[str, Any]) -> None:
+def test_idempotency_table_matches_powertools_items_and_is_protected(template: dict[str, Any]) -> None:
+    table = template["Resources"]["IdempotencyTable"]["Properties"]
+
+    assert IDEMPOTENCY_PARTITION_KEY == stores.PARTITION_KEY
+    assert IDEMPOTENCY_TTL_ATTRIBUTE == stores.EXPIRY_ATTRIBUTE
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["KeySchema"] == [{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}]
+    assert table["AttributeDefinitions"] == [
+        {"AttributeName": IDEMPOTENCY_PARTITION_KEY, "AttributeType": "S"}
+    ]
+    assert table["TimeToLiveSpecification"] == {"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True}
+    assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert table["SSESpecification"] == {"SSEEnabled": True}
+
+
+def test_policies_grant_only_the_table_calls_and_the_one_secret(function: dict[str, Any]) -> None:
     assert len(function["Policies"]) == 1, "no SAM policy templates or managed policies beyond the inline one"
     statements = function["Policies"][0]["Statement"]
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in statements}
     table = by_resource[json.dumps({"Fn::GetAtt": ["SessionsTable", "Arn"]}, sort_keys=True)]
+    idempotency = by_resource[json.dumps({"Fn::GetAtt": ["IdempotencyTable", "Arn"]}, sort_keys=True)]
     secret = by_resource[json.dumps(SECRET_REF, sort_keys=True)]
 
-    assert len(statements) == 2
+    assert len(statements) == 3
     assert all(s["Effect"] == "Allow" for s in statements)
     assert set(table["Action"]) == SESSION_ACTIONS
+    assert set(idempotency["Action"]) == IDEMPOTENCY_ACTIONS
     assert secret["Action"] == "secretsmanager:GetSecretValue"
     assert not any("*" in json.dumps(s) for s in statements)
 
@@ -161,6 +187,9 @@ def test_environment_names_the_business_table_and_secret(function: dict[str, Any
     assert env["BUSINESS"] == env["POWERTOOLS_SERVICE_NAME"] == {"Ref": "BusinessName"}
     assert env["SESSION_STORE"] == "dynamodb"
     assert env["SESSIONS_TABLE"] == {"Ref": "SessionsTable"}
+    assert env["IDEMPOTENCY_STORE"] == "dynamodb"
+    assert env["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}
+    assert env["IDEMPOTENCY_TTL_SECONDS"] == {"Ref": "IdempotencyTtlSeconds"}
     assert env["SECRET_ID"] == SECRET_REF
     assert env["MANIFEST_DIR"] == "/var/task/manifest"
     assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETSMANAGER"] == ""
@@ -186,6 +215,7 @@ def test_environment_is_a_valid_runtime_configuration(
 
     assert settings.session_store == "dynamodb"
     assert settings.business == "demo"
+    assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl_seconds == 600
 
 
 def test_no_secret_value_is_in_the_template(template: dict[str, Any]) -> None:

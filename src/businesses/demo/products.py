@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import secrets
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -90,12 +91,13 @@ def search_products(
 @tool(
     description=(
         "Use when the user asks to be told when a product is back in stock or gets cheaper, e.g. 'let me know "
-        "when the glass tea cup set is available'. Needs a product_id from search_products. Calling it again "
-        "with the same arguments returns the same subscription. Not for buying or reserving a product."
+        "when the glass tea cup set is available'. Needs a product_id from search_products. Each call creates a "
+        "subscription; a retry with the same tool_call_id returns the first call's subscription instead of "
+        "creating another. Not for buying or reserving a product."
     ),
     read_only=False,
     destructive=False,
-    idempotent=True,
+    idempotent=False,
     open_world=False,
     annotations={"title": "Subscribe to a product alert"},
     safe_fields=("product_id", "alert", "target_price_yuan"),
@@ -131,11 +133,10 @@ def subscribe_product(
     if alert == "price_drop" and target_price_yuan is not None and target_price_yuan >= product.price_yuan:
         message = f"{product.name} already costs {product.price_yuan} yuan; choose a lower target price."
         return business_error(codes.TARGET_PRICE_NOT_BELOW_CURRENT, message)
-    # Idempotent: the same request always names the same subscription.
-    key = f"{product_id}|{alert}|{target_price_yuan}"
-    subscription_id = "sub_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    # A fresh subscription per execution: a replayed retry shows the first call's id (exactly-once calls).
+    subscription_id = "sub_" + secrets.token_hex(6)
     what = "is back in stock" if alert == "restock" else f"costs {target_price_yuan} yuan or less"
-    message = f"Subscribed: you will be notified when {product.name} {what}."
+    message = f"Subscribed ({subscription_id}): you will be notified when {product.name} {what}."
     result = {
         "success": True,
         "message": message,

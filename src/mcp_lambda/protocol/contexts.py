@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..idempotency import Caller
 from ..tools.context import Services, ToolContext
 from .scope import CallScope
 
@@ -14,13 +15,21 @@ RoundInputs = tuple[Mapping[str, Any], Mapping[str, Any] | None]
 NO_INPUTS: RoundInputs = ({}, None)
 
 
-def tool_call_id(meta: Mapping[str, Any]) -> str | None:
-    """The caller's id for this tool call (`_meta`), bounded in length."""
+def tool_call_id(meta: Mapping[str, Any], limit: int | None = 128) -> str | None:
+    """The caller's id for this tool call (`_meta`), bounded in length (for logs) unless `limit` is None."""
     for key in TOOL_CALL_ID_KEYS:
         value = meta.get(key)
         if isinstance(value, str) and value:
-            return value[:128]
+            return value[:limit]
     return None
+
+
+def caller_of(scope: CallScope) -> Caller:
+    """Who calls, and the key of this call: the `_meta` tool_call_id (whole), else the Idempotency-Key header."""
+    key, source = tool_call_id(scope.meta, limit=None), "tool_call_id"
+    if key is None and scope.idempotency_key:
+        key, source = scope.idempotency_key, "Idempotency-Key"
+    return Caller(scope.principal, key, source, scope.lambda_context)
 
 
 class ContextFactory:

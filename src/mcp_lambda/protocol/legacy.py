@@ -27,7 +27,16 @@ from .jsonrpc import (
     result_response,
 )
 from .methods import ToolMethods
-from .scope import SESSION_HEADER, CallScope, Handler, Inbound, Outbound, answer, error_outbound
+from .scope import (
+    SESSION_HEADER,
+    CallScope,
+    Handler,
+    Inbound,
+    Outbound,
+    answer,
+    error_outbound,
+    idempotency_key_of,
+)
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 
 MAX_STORED_CLIENT_BYTES = 16 * 1024
@@ -231,6 +240,8 @@ class LegacyEra:
             client_capabilities=session.client_capabilities,
             meta=meta if isinstance(meta, dict) else {},
             log_level=session.log_level,
+            idempotency_key=idempotency_key_of(inbound),
+            lambda_context=inbound.lambda_context,
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..idempotency import ExactlyOnce
 from ..tools import Business, InputRequired
-from ..tools.executor import ToolExecutor
-from .contexts import ContextFactory
+from .contexts import ContextFactory, caller_of
 from .jsonrpc import INVALID_PARAMS, RpcError
 from .pagination import listing
 from .params import optional_object, required_string
@@ -19,14 +19,14 @@ class ToolMethods:
     def __init__(
         self,
         business: Business,
-        executor: ToolExecutor,
+        calls: ExactlyOnce,
         contexts: ContextFactory,
         rounds: Rounds,
         page_size: int,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         self.business = business
-        self.executor = executor
+        self.calls = calls  # the executor, behind the exactly-once store
         self.contexts = contexts
         self.rounds = rounds
         self.page_size = page_size
@@ -52,7 +52,8 @@ class ToolMethods:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
         arguments = optional_object(params, "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
-        result = await self.executor.run(spec, arguments, self.contexts(scope, name, inputs))
+        ctx = self.contexts(scope, name, inputs)
+        result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
         return result.to_wire()

@@ -23,7 +23,7 @@ from .jsonrpc import (
 )
 from .methods import ToolMethods
 from .rounds import Rounds
-from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound
+from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound, idempotency_key_of
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .wire_tables import CACHEABLE_METHODS, HTTP_STATUS_OF_CODE, NAME_BEARING_METHODS
 
@@ -164,6 +164,8 @@ class ModernEra:
             log_level=meta.get("io.modelcontextprotocol/logLevel")
             if isinstance(meta.get("io.modelcontextprotocol/logLevel"), str)
             else None,
+            idempotency_key=idempotency_key_of(inbound),
+            lambda_context=inbound.lambda_context,
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:

@@ -70,6 +70,8 @@ class Inbound:
     correlation_id: str | None = None
     accepts_sse: bool = False  # notifications may go out before the response (an SSE body; stdio lines)
     channel: Channel = HTTP
+    # The Lambda context of this invocation (Mangum's `aws.context`): its remaining time bounds in-progress claims.
+    lambda_context: Any = None
 
     def header(self, name: str) -> str | None:
         value = self.headers.get(name.lower())
@@ -84,6 +86,14 @@ class Outbound:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     messages: list[dict[str, Any]] | None = None
+
+
+def idempotency_key_of(inbound: Inbound) -> str | None:
+    """The `Idempotency-Key` header (IETF httpapi draft: a structured-field string, quotes optional)."""
+    value = inbound.header("idempotency-key")
+    if value and len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    return value or None
 
 
 def error_outbound(request_id: RequestId | None, error: RpcError, status: int | None = None) -> Outbound:
@@ -137,6 +147,9 @@ class CallScope:
     meta: Mapping[str, Any] = field(default_factory=dict)
     notifications: list[dict[str, Any]] = field(default_factory=list)
     log_level: str | None = None
+    # The HTTP `Idempotency-Key` header (exactly-once calls), and the invocation's Lambda context.
+    idempotency_key: str | None = None
+    lambda_context: Any = None
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Buffer a request-scoped notification; the transport streams it before the response (SSE)."""

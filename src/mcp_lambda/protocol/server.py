@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
 from ..settings import Settings
 from ..tools import Business
@@ -42,6 +43,7 @@ class McpServer:
         sessions: SessionStore,
         executor: ToolExecutor,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
+        idempotency: IdempotencyStore | None = None,
     ) -> McpServer:
         """Compose both eras over one set of shared method handlers."""
         contexts = ContextFactory(services)
@@ -52,7 +54,10 @@ class McpServer:
             settings.request_state_ttl_seconds,
         )
         page_size = settings.tools_page_size
-        tools = ToolMethods(business, executor, contexts, rounds, page_size, output_schemas)
+        calls = ExactlyOnce(
+            executor, idempotency or MemoryIdempotencyStore(), business.name, settings.idempotency_ttl_seconds
+        )
+        tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas)
         features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
         info = server_info_of(business)
         return cls(

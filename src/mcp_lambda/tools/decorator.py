@@ -47,6 +47,10 @@ class ToolSpec:
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    # Exactly-once calls: as declared (None: every tool that is not read-only), and the window in which calls
+    # without a key that carry the same arguments replay the first result (None: no dedupe of key-less calls).
+    exactly_once: bool | None = None
+    dedupe_window_seconds: int | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -75,6 +79,13 @@ class ToolSpec:
     def open_world(self) -> bool:
         """The tool reaches outside systems (`openWorldHint`); true unless declared."""
         return self._hint("openWorldHint")
+
+    @property
+    def runs_exactly_once(self) -> bool:
+        """A retry with the same key gets the first call's result: declared, else every tool but a read-only one."""
+        if self.exactly_once is not None:
+            return self.exactly_once
+        return self.dedupe_window_seconds is not None or not self.read_only
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name}
@@ -106,6 +117,8 @@ def tool(
     input_schema_override: dict[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
     meta: Mapping[str, Any] | None = None,
+    exactly_once: bool | None = None,
+    dedupe_window_seconds: int | None = None,
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -115,6 +128,10 @@ def tool(
     only way to set the display name inside the annotations (`{"title": ...}`, read by 2025-03-26 clients).
     `input_schema_override` serves a hand-written JSON Schema verbatim (any 2020-12 keyword); arguments are then
     passed through unvalidated by pydantic. `safe_fields` names arguments whose values may appear in logs.
+    `exactly_once` opts a tool in or out of exactly-once calls (default: every tool but a read-only one); a call
+    carrying a key (`_meta` tool_call_id or the Idempotency-Key header) is then run once and its result replayed
+    to retries. `dedupe_window_seconds` also replays calls without a key that repeat the same arguments within
+    that many seconds.
     """
     hints = {
         "read_only": read_only,
@@ -141,6 +158,7 @@ def tool(
             schema, arguments = input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
+        _check_exactly_once(tool_name, exactly_once, dedupe_window_seconds)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -155,6 +173,8 @@ def tool(
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            exactly_once=exactly_once,
+            dedupe_window_seconds=dedupe_window_seconds,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -197,3 +217,14 @@ def _check_safe_fields(
         raise ToolSignatureError(
             f"tool '{tool_name}': safe_fields names {', '.join(map(repr, unknown))}, not an argument of the tool"
         )
+
+
+def _check_exactly_once(tool_name: str, exactly_once: Any, window: Any) -> None:
+    if exactly_once is not None and not isinstance(exactly_once, bool):
+        raise ToolSignatureError(f"tool '{tool_name}': exactly_once must be True, False or None")
+    if window is None:
+        return
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ToolSignatureError(f"tool '{tool_name}': dedupe_window_seconds must be a whole number >= 1")
+    if exactly_once is False:
+        raise ToolSignatureError(f"tool '{tool_name}': dedupe_window_seconds needs exactly_once (not False)")

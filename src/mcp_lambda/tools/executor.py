@@ -86,8 +86,17 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }
-# The call finished (the tool answered, possibly with a business error) rather than failed.
-FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required"})
+# The call finished (the tool answered, possibly with a business error, or its stored answer was replayed)
+# rather than failed.
+FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required", "replayed"})
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What running a tool gave: the result, and the outcome its finishing log line reported."""
+
+    result: ToolResult | InputRequired
+    outcome: str
 
 
 def _business_rule(code: int, message: str) -> ErrorRule:
@@ -109,8 +118,18 @@ class ToolExecutor:
     async def run(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult | InputRequired:
+        return (await self.execute(spec, arguments, ctx)).result
+
+    async def execute(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        log_fields: Mapping[str, Any] | None = None,
+    ) -> Executed:
+        """Run the tool; the result and how the call ended (`log_fields` join both log lines)."""
         with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
-            call = _Call(spec, ctx)
+            call = _Call(spec, ctx, log_fields)
             call.started_line(arguments)
             result: ToolResult | InputRequired
             try:
@@ -120,6 +139,28 @@ class ToolExecutor:
             else:
                 result = self._settle(call, value)
             record.outcome = call.outcome
+        return Executed(result, call.outcome)
+
+    def answered(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        outcome: str,
+        result: ToolResult,
+        log_fields: Mapping[str, Any] | None = None,
+        error_type: str | None = None,
+        started: float | None = None,
+    ) -> ToolResult:
+        """A call answered without running the tool (replayed, or refused by the exactly-once store): logged and
+        counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began."""
+        with self.telemetry.tool_call(spec.name) as record:
+            call = _Call(spec, ctx, log_fields, started)
+            call.started_line(arguments)
+            structured = result.structured_content
+            code = structured.get("code") if result.is_error and isinstance(structured, dict) else 0
+            call.finish(outcome, code, error_type, "error" if outcome == "system_error" else "info")
+            record.outcome = outcome
         return result
 
     def rule_for(self, exc: BaseException) -> ErrorRule:
@@ -155,10 +196,16 @@ class ToolExecutor:
 class _Call:
     """One tool call's log lines: the started line, then exactly one finishing line."""
 
-    def __init__(self, spec: ToolSpec, ctx: ToolContext) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        ctx: ToolContext,
+        fields: Mapping[str, Any] | None = None,
+        started: float | None = None,
+    ) -> None:
         self.spec = spec
         self.log = ctx.logger
-        self.started = time.perf_counter()
+        self.started = time.perf_counter() if started is None else started
         self.outcome = "system_error"
         # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
         self.base: dict[str, Any] = {
@@ -168,6 +215,7 @@ class _Call:
         }
         if ctx.tool_call_id:
             self.base["tool_call_id"] = ctx.tool_call_id
+        self.base.update(fields or {})
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)

@@ -11,9 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 # Framework result codes (the error branch's `structuredContent.code`); businesses use their own ranges.
 INVALID_ARGUMENTS = 40000
 INPUT_REQUIRED_UNSUPPORTED = 40010
+# Exactly-once calls: the key was first used with other arguments / its first call is still running.
+KEY_REUSED = 40900
+CALL_IN_PROGRESS = 40910
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
+# The exactly-once store cannot be reached: nothing ran, a retry is safe.
+IDEMPOTENCY_STORE_UNAVAILABLE = 50030
 
 # What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
@@ -21,6 +26,7 @@ DEFAULT_RETRY_AFTER_MS = 1000
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
     INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
+    CALL_IN_PROGRESS: (True, "wait_and_retry"),
     RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
     SECRET_UNAVAILABLE: (False, "escalate_to_human"),
 }

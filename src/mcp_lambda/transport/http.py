@@ -83,6 +83,7 @@ class McpEndpoint:
             principal=principal_of(request),
             correlation_id=correlation_id_of(request),
             accepts_sse=accepts_sse(headers.get("accept")),
+            lambda_context=request.scope.get("aws.context"),
         )
         return to_response(await self.server.handle(inbound))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -11,9 +12,9 @@ REPORT_KEYS = {"tool_result", "valid", "violations", "model_view", "cards", "mod
 HISTORY = {"enabled": True, "scope": "same_conversation", "refresh_to": "fixed_style"}
 
 
-def simulate(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    report, detail = evaluate("demo", tool, arguments)
-    assert set(report) == REPORT_KEYS
+def simulate(tool: str, arguments: dict[str, Any], tool_call_id: str | None = None) -> dict[str, Any]:
+    report, detail = evaluate("demo", tool, arguments, tool_call_id)
+    assert set(report) == (REPORT_KEYS | {"replay"} if tool_call_id else REPORT_KEYS)
     assert detail["http_status"] == 200 and detail["result_type"] == "complete"
     return report
 
@@ -75,10 +76,30 @@ def test_case_4_subscribe_product_is_an_execution_result_without_cards() -> None
     assert (
         report["valid"] is True and structured["success"] is True and "isError" not in report["tool_result"]
     )
-    assert structured["subscription_id"] == simulate("subscribe_product", {"product_id": "p-1004", "alert": "restock"})[
-        "tool_result"]["structuredContent"]["subscription_id"]  # idempotent  # fmt: skip
+    assert structured["subscription_id"] in report["tool_result"]["content"][0]["text"]
+    again = simulate("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
+    # A fresh subscription per execution: only a retry with the same tool_call_id shows the same one.
+    assert again["tool_result"]["structuredContent"]["subscription_id"] != structured["subscription_id"]
     assert report["model_view"]["result"] == structured
     assert report["cards"] == [] and report["modifiable_lists"] == []
+
+
+def test_a_tool_call_id_shows_the_retry_replayed_with_the_same_subscription() -> None:
+    arguments = {"product_id": "p-1004", "alert": "restock"}
+    report = simulate("subscribe_product", arguments, tool_call_id=f"call-{uuid.uuid4()}")
+    replay = report["replay"]
+
+    assert replay["exactly_once"] is True and replay["replayed"] is True and replay["identical"] is True
+    assert replay["tool_result"] == report["tool_result"]
+    read_only = simulate("search_routes", {"origin": "guomao"}, tool_call_id=f"call-{uuid.uuid4()}")["replay"]
+    assert read_only["exactly_once"] is False and read_only["replayed"] is False
+
+
+def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--tool", "subscribe_product", "--args", '{"product_id": "p-1004", "alert": "restock"}']
+    assert main([*argv, "--tool-call-id", f"call-{uuid.uuid4()}"]) == 0
+    out = capsys.readouterr().out
+    assert "replayed: the tool did not run again" in out and "the result is identical" in out
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,194 @@
+"""ExactlyOnce: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+
+A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
+tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
+The key is scoped by business (the record prefix), caller principal and tool name. Only final results are stored
+(success and business errors); anything else deletes the claim, so a retry runs again. Answers:
+
+- first call: runs, stores, returns its result;
+- same key, same arguments: the stored result, byte for byte, without running (`outcome: replayed`);
+- same key, other arguments: error result 40900, nothing runs;
+- same key while the first call is still running: error result 40910, retryable;
+- the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
+  caller still gets that result and the claim expires with the invocation).
+
+Powertools' handler is synchronous and calls its function itself; the tool is a coroutine, so `claims.ClaimHandler`
+stops the handler where it would call the function, and the tool is awaited here (no thread hop).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec, business_error
+from ..tools.executor import ToolExecutor
+from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED
+from .stores import IdempotencyStore
+
+if TYPE_CHECKING:
+    from .claims import ClaimHandler
+
+# The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
+STORED_OUTCOMES = frozenset({"success", "business_error"})
+IN_PROGRESS_RETRY_AFTER_MS = 1000
+# The in-progress claim's life when no Lambda context is known (the template's function timeout is 29 s).
+DEFAULT_INVOCATION_MS = 30_000
+FINGERPRINT_CHARS = 12
+
+
+@dataclass(frozen=True)
+class Caller:
+    """What the request says about who calls and under which key (`key_source` names where the key came from)."""
+
+    principal: str | None = None
+    key: str | None = None
+    key_source: str = "tool_call_id"
+    lambda_context: Any = None
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """The payload Powertools hashes (`key`) and validates (`arguments`), and how long its result is kept."""
+
+    payload: dict[str, Any]
+    expires_after_seconds: int
+    source: str
+
+    @property
+    def fingerprint(self) -> str:
+        # The tail of the record's own hash (Powertools: sha256 of the sorted-keys JSON of the key): it finds the
+        # record and joins the log lines of a call and its replays without logging the caller's key.
+        digest = hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
+        return digest[-FINGERPRINT_CHARS:]
+
+
+class _Invocation:
+    """A stand-in Lambda context when the request came without one (an app served outside Mangum)."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return DEFAULT_INVOCATION_MS
+
+
+class ExactlyOnce:
+    def __init__(
+        self, executor: ToolExecutor, store: IdempotencyStore, business: str, ttl_seconds: int
+    ) -> None:
+        self.executor = executor
+        self.store = store
+        self.key_prefix = f"mcp-{business}"
+        self.ttl_seconds = ttl_seconds
+
+    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: Caller) -> _Claim | None:
+        """The call's claim, or None when it runs unguarded (a read-only tool, or no key and no dedupe window)."""
+        if not spec.runs_exactly_once:
+            return None
+        principal = caller.principal or "anonymous"
+        key: list[Any]
+        if caller.key is not None:
+            key = [principal, spec.name, caller.key_source, caller.key]
+            expires, source = self.ttl_seconds, caller.key_source
+        elif spec.dedupe_window_seconds is not None:
+            key = [principal, spec.name, "arguments", dict(arguments)]
+            expires, source = spec.dedupe_window_seconds, "arguments"
+        else:
+            return None
+        return _Claim({"key": key, "arguments": dict(arguments)}, expires, source)
+
+    async def run(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: Caller
+    ) -> ToolResult | InputRequired:
+        claim = self.claim(spec, arguments, caller)
+        if claim is None:
+            return await self.executor.run(spec, arguments, ctx)
+        from . import claims  # Powertools Idempotency (and boto3): loaded by the first keyed call
+
+        started = time.perf_counter()
+        fields: dict[str, Any] = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
+        handler = claims.ClaimHandler(
+            claim.payload,
+            claim.expires_after_seconds,
+            self.store.layer(claim.expires_after_seconds),
+            self.key_prefix,
+            caller.lambda_context or _Invocation(),
+        )
+        tool = f"Tool '{spec.name}'"
+        error_type: str | None
+        try:
+            stored = handler.handle()  # claims the key, or answers what the key already holds
+        except claims.Claimed:
+            return await self._execute(spec, arguments, ctx, fields, handler)
+        except claims.IdempotencyValidationError:
+            outcome, error_type = "invalid_arguments", "KeyReused"
+            message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
+            result = business_error(KEY_REUSED, message)
+        except claims.IdempotencyAlreadyInProgressError:
+            outcome, error_type = "in_progress", "CallInProgress"
+            message = (
+                f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
+            )
+            result = business_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
+        except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
+            outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
+            fields["store_error"] = _reason(exc)
+            message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
+            result = business_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+        else:
+            outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
+        return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)
+
+    async def _execute(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        fields: Mapping[str, Any],
+        handler: ClaimHandler,
+    ) -> ToolResult | InputRequired:
+        """The call holds the key: run the tool, then store its final result or give the key back."""
+        executed = await self.executor.execute(spec, arguments, ctx, fields)
+        result = executed.result
+        try:
+            if executed.outcome in STORED_OUTCOMES and isinstance(result, ToolResult):
+                handler.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+            else:
+                handler.release()
+        except Exception as exc:
+            # The tool ran once and answered: that answer stands; the claim expires with this invocation.
+            ctx.logger.warning(
+                "idempotency_store_failed",
+                extra={
+                    "event": "idempotency_store_failed",
+                    "tool_name": spec.name,
+                    "outcome": executed.outcome,
+                    "store_error": _reason(exc),
+                    **fields,
+                },
+            )
+        return result
+
+
+def _stored_result(wire_json: str) -> ToolResult:
+    wire = json.loads(wire_json)
+    return ToolResult(
+        content=wire.get("content", []),
+        structured_content=wire.get("structuredContent"),
+        is_error=wire.get("isError") is True,
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    """The failure class only (an AWS error code or an exception name), never a message, which may hold data."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        response = getattr(cause, "response", None)
+        if isinstance(response, dict) and response.get("Error", {}).get("Code"):
+            return str(response["Error"]["Code"])
+        if not type(cause).__module__.startswith("aws_lambda_powertools") or cause.__cause__ is None:
+            return type(cause).__name__
+        cause = cause.__cause__  # past Powertools' wrapper, to what the store raised
+    return type(exc).__name__
