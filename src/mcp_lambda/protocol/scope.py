@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..caller import NO_AUTH, RequestAuth
 from ..sessions import Session
 from ..tools import InputRequired
 from .jsonrpc import RequestId, RpcError, error_response
@@ -14,7 +15,11 @@ from .jsonrpc import RequestId, RpcError, error_response
 
 @dataclass(frozen=True)
 class Inbound:
-    """One HTTP request as the protocol sees it: lower-case header names, the parsed JSON body."""
+    """One HTTP request as the protocol sees it: lower-case header names, the parsed JSON body.
+
+    `principal` is the one string every piece of state is bound to (`auth.principal`); `auth` has the rest of
+    what the transport learned about the caller.
+    """
 
     http_method: str
     headers: Mapping[str, str]
@@ -22,6 +27,7 @@ class Inbound:
     principal: str | None = None
     correlation_id: str | None = None
     accepts_sse: bool = False
+    auth: RequestAuth = NO_AUTH
 
     def header(self, name: str) -> str | None:
         value = self.headers.get(name.lower())
@@ -90,6 +96,9 @@ class CallScope:
     meta: Mapping[str, Any] = field(default_factory=dict)
     notifications: list[dict[str, Any]] = field(default_factory=list)
     log_level: str | None = None
+    auth: RequestAuth = NO_AUTH
+    # Set by a handler whose result depends on who asks (a scope-filtered tools/list): never cache it publicly.
+    caller_specific: bool = False
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Buffer a request-scoped notification; the transport streams it before the response (SSE)."""

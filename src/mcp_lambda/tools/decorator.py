@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+from ..caller import SCOPE_TOKEN
 from .schema import ToolSignatureError, arguments_model, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
@@ -47,6 +48,8 @@ class ToolSpec:
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    # OAuth scopes a caller must hold to see and call the tool (enforced when AUTH_MODE is jwt or apigateway).
+    scopes: tuple[str, ...] = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -106,6 +109,7 @@ def tool(
     input_schema_override: dict[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
     meta: Mapping[str, Any] | None = None,
+    scopes: Sequence[str] = (),
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -115,6 +119,8 @@ def tool(
     only way to set the display name inside the annotations (`{"title": ...}`, read by 2025-03-26 clients).
     `input_schema_override` serves a hand-written JSON Schema verbatim (any 2020-12 keyword); arguments are then
     passed through unvalidated by pydantic. `safe_fields` names arguments whose values may appear in logs.
+    `scopes=["orders:write"]`: with OAuth on (AUTH_MODE jwt or apigateway) only a caller whose token grants every
+    one of them sees the tool in tools/list; a call without them gets 403 `insufficient_scope` (a step-up).
     """
     hints = {
         "read_only": read_only,
@@ -141,6 +147,7 @@ def tool(
             schema, arguments = input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
+        required_scopes = _checked_scopes(tool_name, scopes)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -155,6 +162,7 @@ def tool(
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            scopes=required_scopes,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -185,6 +193,15 @@ def _wire_annotations(
         given[key] = value
     ordered = {key: given[key] for key in ANNOTATION_KEYS if key in given}
     return ordered or None
+
+
+def _checked_scopes(tool_name: str, scopes: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(scopes, str):
+        raise ToolSignatureError(f"tool '{tool_name}': scopes must be a list of scope names, not one string")
+    bad = [scope for scope in scopes if not isinstance(scope, str) or not SCOPE_TOKEN.match(scope)]
+    if bad:
+        raise ToolSignatureError(f"tool '{tool_name}': {bad!r} are not OAuth scope names (RFC 6749 §3.3)")
+    return tuple(dict.fromkeys(scopes))
 
 
 def _check_safe_fields(
