@@ -107,7 +107,10 @@ def test_an_explicit_jwks_url_skips_discovery(oauth_issuer: Issuer) -> None:
 def test_an_audience_setting_replaces_the_resource_url(oauth_issuer: Issuer) -> None:
     settings = settings_for(oauth_issuer, auth_audience=("api://orders",))
     pinned = LambdaClient(build_handler(demo.BUSINESS, settings))
-    assert modern(pinned, oauth_issuer.token("alice", resource="api://orders")).request("tools/list").status == 200
+    assert (
+        modern(pinned, oauth_issuer.token("alice", resource="api://orders")).request("tools/list").status
+        == 200
+    )
     refused = modern(pinned, oauth_issuer.token("alice", resource=RESOURCE)).request("tools/list")
     assert_refused(refused, "not issued for this resource")
 
@@ -151,7 +154,10 @@ FORGERIES = {
     "expired": (lambda i: i.sign(**_claims(i, exp=now() - 3600, iat=now() - 7200)), "has expired"),
     "not yet valid": (lambda i: i.sign(**_claims(i, nbf=now() + 3600)), "not valid yet"),
     "wrong issuer": (lambda i: i.sign(**_claims(i, iss="https://evil.example")), "another issuer"),
-    "wrong audience": (lambda i: i.sign(**_claims(i, aud="https://other.example/mcp")), "not issued for this"),
+    "wrong audience": (
+        lambda i: i.sign(**_claims(i, aud="https://other.example/mcp")),
+        "not issued for this",
+    ),
     "no subject": (lambda i: i.sign(**_claims(i, sub=None)), "no 'sub' claim"),
     "bad signature": (lambda i: with_bad_signature(i.sign(**_claims(i))), "signature is not valid"),
     "alg none": (lambda i: unsigned(_claims(i, iss=i.url, exp=now() + 600)), "accepted algorithm"),
@@ -217,7 +223,9 @@ def test_the_metadata_resource_follows_public_url(oauth_issuer: Issuer) -> None:
 # --- scopes ------------------------------------------------------------------------------------------------
 
 
-def test_a_missing_scope_gets_403_with_a_step_up_challenge(client: LambdaClient, oauth_issuer: Issuer) -> None:
+def test_a_missing_scope_gets_403_with_a_step_up_challenge(
+    client: LambdaClient, oauth_issuer: Issuer
+) -> None:
     token = oauth_issuer.token("carol", "subscriptions:read", RESOURCE)
     reply = modern(client, token).call_tool("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
     assert reply.status == 403

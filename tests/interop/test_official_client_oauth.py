@@ -107,16 +107,19 @@ async def _session(url: str, user: str, mode: str, steps: Any) -> dict[str, Any]
         redirect_handler=browser.open,
         callback_handler=browser.callback,
     )
-    async with httpx2.AsyncClient(auth=provider, event_hooks={"request": [record]}) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            outcome = await steps(client)
+    http = httpx2.AsyncClient(auth=provider, event_hooks={"request": [record]})
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        outcome = await steps(client)
     return {"outcome": outcome, "requests": seen, "browser": browser}
 
 
 def _raw_unauthenticated(url: str) -> tuple[int, dict[str, str]]:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     request = urllib.request.Request(
-        url, data=body, method="POST", headers={"content-type": "application/json", "accept": "application/json"}
+        url,
+        data=body,
+        method="POST",
+        headers={"content-type": "application/json", "accept": "application/json"},
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:

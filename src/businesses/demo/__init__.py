@@ -19,5 +19,11 @@ BUSINESS = Business(
         "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
         "price-drop alerts (subscribe_product); list_subscriptions shows the user's own alerts."
     ),
-    tools=[search_routes, search_routes_for_reference, search_products, subscribe_product, list_subscriptions],
+    tools=[
+        search_routes,
+        search_routes_for_reference,
+        search_products,
+        subscribe_product,
+        list_subscriptions,
+    ],
 )

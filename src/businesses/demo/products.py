@@ -138,7 +138,11 @@ def subscribe_product(
     subscription_id = "sub_" + hashlib.sha256(key.encode()).hexdigest()[:12]
     what = "is back in stock" if alert == "restock" else f"costs {target_price_yuan} yuan or less"
     message = f"Subscribed: you will be notified when {product.name} {what}."
-    record = {"subscription_id": subscription_id, "product_id": product_id, "alert": alert}
+    record: dict[str, str | int] = {
+        "subscription_id": subscription_id,
+        "product_id": product_id,
+        "alert": alert,
+    }
     if target_price_yuan is not None:
         record["target_price_yuan"] = target_price_yuan
     STORE.add(owner_of(ctx), record)

@@ -36,7 +36,9 @@ class Rounds:
             if not keys:
                 try:
                     # A ring, like REQUEST_STATE_KEYS: comma-separated, the first signs.
-                    keys = tuple(k.strip() for k in self._secrets.get("request_state_key").split(",") if k.strip())
+                    keys = tuple(
+                        k.strip() for k in self._secrets.get("request_state_key").split(",") if k.strip()
+                    )
                 except SecretUnavailable:
                     if self._environment != "local":
                         raise RpcError(

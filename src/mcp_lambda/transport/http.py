@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..auth import AuthFailure, Authenticator
+from ..auth import Authenticator, AuthFailure
 from ..observability import ToolLogger
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import (
