@@ -208,7 +208,9 @@ def oauth_server(port: int | None = None, install_dir: Path | None = None) -> Lo
     home = oauth_server_dir(install_dir)
     chosen = port or free_port()
     script = REPO_ROOT / "scripts" / "oauth_server.mjs"
-    return LocalService("oauth-server", [node, str(script), "--port", str(chosen), "--dir", str(home)], chosen)
+    return LocalService(
+        "oauth-server", [node, str(script), "--port", str(chosen), "--dir", str(home)], chosen
+    )
 
 
 def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:

@@ -83,6 +83,8 @@ class RequestAuth:
     # The caller's own access token, for on-behalf-of calls downstream; never logged, never in a repr.
     token: str | None = field(default=None, repr=False)
     resource_metadata: str | None = None
+    # What the issuer puts before every scope name (AUTH_SCOPE_PREFIX), for the scope a challenge asks for.
+    scope_prefix: str = ""
 
     @property
     def enforced(self) -> bool:
@@ -103,13 +105,21 @@ class RequestAuth:
         challenge = bearer_challenge(
             "insufficient_scope",
             self.resource_metadata,
-            scope=" ".join(sorted(required)),
+            scope=" ".join(self.scope_prefix + scope for scope in sorted(required)),
             description="the access token lacks a scope this call needs",
         )
         return {"www-authenticate": challenge}
 
 
 NO_AUTH = RequestAuth()
+
+
+def without_prefix(scopes: frozenset[str], prefix: str) -> frozenset[str]:
+    """Scopes as tools name them: only those carrying the issuer's prefix (Cognito: `<resource server id>/`),
+    with it taken off; others (`openid`, `email`) are not this resource's scopes."""
+    if not prefix:
+        return scopes
+    return frozenset(scope[len(prefix) :] for scope in scopes if scope.startswith(prefix) and scope != prefix)
 
 
 def _quoted(value: str) -> str:

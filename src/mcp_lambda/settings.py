@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     # Accepted `aud` values, comma-separated; empty means the resource URL (PUBLIC_URL or derived per request).
     auth_audience: Annotated[tuple[str, ...], NoDecode] = ()
     auth_jwks_url: str | None = Field(None, pattern=r"^https?://\S+$")
+    # What the issuer puts before every scope name (Cognito: "<resource server identifier>/"); tools omit it.
+    auth_scope_prefix: str = ""
     # The token claims a tool may read in ctx.caller.claims (never logged).
     auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = ("client_id", "azp", "email", "name")
     # The public MCP URL (https://host/mcp); else derived from the API Gateway event's domain and stage.

@@ -185,6 +185,21 @@ def test_apigateway_mode_serves_the_metadata(gateway: LambdaClient) -> None:
     assert reply.body["scopes_supported"] == ["profile:read"]
 
 
+def test_an_issuer_scope_prefix_is_taken_off_and_advertised(gateway: LambdaClient) -> None:
+    # Cognito names a custom scope "<resource server identifier>/<scope>"; tools name it without the prefix.
+    prefix = "https://mcp.example.com/"
+    settings = Settings(
+        business="whoami_unit", auth_mode="apigateway", auth_issuer=ISSUER, auth_scope_prefix=prefix
+    )
+    client = LambdaClient(build_handler(WHOAMI, settings))
+    assert _call(client, "whoami", jwt_authorizer("alice", scope=f"{prefix}profile:read")).status == 200
+    refused = _call(client, "whoami", jwt_authorizer("alice", scope="profile:read"))
+    assert refused.status == 403
+    assert f'scope="{prefix}profile:read"' in refused.headers["www-authenticate"]
+    metadata = LambdaClient(client.handler, "/.well-known/oauth-protected-resource", oracle=False).send("GET")
+    assert metadata.body["scopes_supported"] == [f"{prefix}profile:read"]
+
+
 def test_the_resource_url_follows_the_api_gateway_stage() -> None:
     from tests.support.lambda_client import invoke
 

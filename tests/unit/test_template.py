@@ -158,6 +158,7 @@ def test_the_auth_mode_defaults_to_todays_behaviour_and_reaches_the_function(
     assert env["AUTH_ISSUER"] == {"Ref": "JwtIssuer"}
     assert env["AUTH_AUDIENCE"] == {"Fn::Join": [",", {"Ref": "JwtAudience"}]}
     assert env["PUBLIC_URL"] == {"Ref": "PublicUrl"}
+    assert env["AUTH_SCOPE_PREFIX"] == {"Ref": "AuthScopePrefix"}
     for mode in ("none", "jwt", "apigateway"):
         settings = Settings.from_env({"AUTH_MODE": mode, "AUTH_ISSUER": "https://idp.example"})
         assert settings.auth_mode == mode

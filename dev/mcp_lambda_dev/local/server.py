@@ -45,7 +45,9 @@ def make_request_handler(
             body = self.rfile.read(length) if length else None
             split = urlsplit(self.path)
             # API Gateway tells the function the client's scheme this way (there it is always https).
-            headers = {name: value for name, value in self.headers.items() if name.lower() != "x-forwarded-proto"}
+            headers = {
+                name: value for name, value in self.headers.items() if name.lower() != "x-forwarded-proto"
+            }
             headers["x-forwarded-proto"] = "http"
             event = http_event(
                 self.command, split.path, headers, body, query=split.query, source_ip=self.client_address[0]

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from starlette.requests import Request
 
-from ..caller import Caller, RequestAuth, bearer_challenge, scopes_of
+from ..caller import Caller, RequestAuth, bearer_challenge, scopes_of, without_prefix
 from ..settings import Settings
 from .errors import AuthFailure
 from .metadata import metadata_url, protected_resource_metadata, resource_url
@@ -74,6 +75,7 @@ class Authenticator:
         self.mode = settings.auth_mode
         self.issuer = settings.auth_issuer or ""
         self.exposed_claims = settings.auth_caller_claims
+        self.scope_prefix = settings.auth_scope_prefix
         if self.mode == "jwt" and verifier is None:
             verifier = JwtVerifier(self.issuer, settings.auth_jwks_url, self.exposed_claims)
         self.verifier = verifier
@@ -87,7 +89,7 @@ class Authenticator:
         event = request.scope.get("aws.event") or {}
         authorization = request.headers.get("authorization")
         if not self.protects:
-            caller = authorizer_caller(event, self.exposed_claims)
+            caller = self._named(authorizer_caller(event, self.exposed_claims))
             return RequestAuth(caller, bearer_token(authorization) if caller else None)
         resource = resource_url(self.settings, request)
         protected = metadata_url(resource)
@@ -105,10 +107,18 @@ class Authenticator:
         except AuthFailure as failure:
             failure.headers = _refusal_headers(failure, protected)
             raise
-        return RequestAuth(caller, token, protected)
+        return RequestAuth(self._named(caller), token, protected, self.scope_prefix)
+
+    def _named(self, caller: Caller | None) -> Caller | None:
+        """The caller with its scopes as tools name them (AUTH_SCOPE_PREFIX taken off)."""
+        if caller is None or not self.scope_prefix:
+            return caller
+        return replace(caller, scopes=without_prefix(caller.scopes, self.scope_prefix))
 
     def metadata(self, request: Request, scopes: Sequence[str], name: str | None) -> dict[str, Any]:
-        return protected_resource_metadata(resource_url(self.settings, request), self.issuer, scopes, name)
+        """The Protected Resource Metadata, scopes named as the issuer names them (with AUTH_SCOPE_PREFIX)."""
+        advertised = [self.scope_prefix + scope for scope in scopes]
+        return protected_resource_metadata(resource_url(self.settings, request), self.issuer, advertised, name)
 
 
 def _missing_token_reason(authorization: str | None) -> str:
