@@ -17,7 +17,7 @@ BUSINESS = Business(
     instructions=(
         "Plan routes between Beijing places (search_routes shows a route card; search_routes_for_reference "
         "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
-        "price-drop alerts (subscribe_product); list_subscriptions shows the user's own alerts."
+        "price-drop alerts (subscribe_product)."
     ),
     tools=[
         search_routes,
