@@ -1,6 +1,6 @@
 """Bearer JWT validation (AUTH_MODE=jwt) with PyJWT: the issuer's keys from its JWKS (`PyJWKClient`, cached per
-container), RS256/ES256 only, `iss`, `aud`, `exp`/`nbf` with a small leeway. PyJWT and cryptography are imported
-only in this mode, so the other modes pay nothing for them at cold start."""
+container), RS256/ES256 only, `iss`, `aud`, `exp`/`nbf` with a small leeway. PyJWT, cryptography and urllib3 are
+imported only in this mode, so the other modes pay nothing for them at cold start."""
 
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import urllib3
-
 from ..caller import Caller, scopes_of
 from .errors import AuthFailure, unavailable
 
 if TYPE_CHECKING:
+    import urllib3
     from jwt import PyJWK, PyJWKClient
 
 # Asymmetric only: an HMAC algorithm would let anyone holding the public key mint tokens, and "none" signs nothing.
@@ -43,6 +42,8 @@ class JwtVerifier:
         self.issuer = issuer
         self.exposed_claims = tuple(exposed_claims)
         self._jwks_url = jwks_url
+        import urllib3
+
         self._http = http or urllib3.PoolManager(
             timeout=urllib3.Timeout(connect=FETCH_TIMEOUT_SECONDS, read=FETCH_TIMEOUT_SECONDS),
             retries=urllib3.Retry(total=1, backoff_factor=0.2, redirect=0),
@@ -132,6 +133,8 @@ class JwtVerifier:
 
     def _discover_jwks_url(self) -> str:
         """`jwks_uri` from the issuer's OpenID configuration, else its RFC 8414 authorization server metadata."""
+        import urllib3
+
         if time.monotonic() - self._discovery_failed_at < DISCOVERY_RETRY_SECONDS:
             raise unavailable("the issuer's metadata is unavailable; retry later")
         for url in discovery_urls(self.issuer):
