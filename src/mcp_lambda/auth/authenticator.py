@@ -118,7 +118,9 @@ class Authenticator:
     def metadata(self, request: Request, scopes: Sequence[str], name: str | None) -> dict[str, Any]:
         """The Protected Resource Metadata, scopes named as the issuer names them (with AUTH_SCOPE_PREFIX)."""
         advertised = [self.scope_prefix + scope for scope in scopes]
-        return protected_resource_metadata(resource_url(self.settings, request), self.issuer, advertised, name)
+        return protected_resource_metadata(
+            resource_url(self.settings, request), self.issuer, advertised, name
+        )
 
 
 def _missing_token_reason(authorization: str | None) -> str:
