@@ -148,7 +148,7 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
 
 
 def test_the_auth_mode_defaults_to_todays_behaviour_and_reaches_the_function(
-    function: dict[str, Any],
+    template: dict[str, Any], function: dict[str, Any]
 ) -> None:
     env = function["Environment"]["Variables"]
     # AuthMode "" keeps a stack deployed before AuthMode existed as it was: the authorizer iff JwtIssuer is set.
@@ -159,6 +159,15 @@ def test_the_auth_mode_defaults_to_todays_behaviour_and_reaches_the_function(
     assert env["AUTH_AUDIENCE"] == {"Fn::Join": [",", {"Ref": "JwtAudience"}]}
     assert env["PUBLIC_URL"] == {"Ref": "PublicUrl"}
     assert env["AUTH_SCOPE_PREFIX"] == {"Ref": "AuthScopePrefix"}
+    # ...and a stack that asks for a protecting mode without an issuer is refused at deploy, not at cold start.
+    (rule,) = template["Rules"].values()
+    assert rule["RuleCondition"] == {
+        "Fn::Or": [
+            {"Fn::Equals": [{"Ref": "AuthMode"}, "jwt"]},
+            {"Fn::Equals": [{"Ref": "AuthMode"}, "apigateway"]},
+        ]
+    }
+    assert rule["Assertions"][0]["Assert"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
     for mode in ("none", "jwt", "apigateway"):
         settings = Settings.from_env({"AUTH_MODE": mode, "AUTH_ISSUER": "https://idp.example"})
         assert settings.auth_mode == mode
