@@ -23,7 +23,10 @@ def principal_of(kind: str, issuer: str | None, subject: str) -> str:
     "y" differs from issuer "https://a" with subject "x|y", and a JWT `sub` never equals a Lambda authorizer's
     principal of the same name.
     """
-    return ":".join(quote(part, safe="") for part in (kind, issuer or "", subject))
+    # Bytes with surrogatepass: a claim may hold a lone surrogate ("\ud800" is valid JSON), never a 500.
+    return ":".join(
+        quote(part.encode("utf-8", "surrogatepass"), safe="") for part in (kind, issuer or "", subject)
+    )
 
 
 def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:

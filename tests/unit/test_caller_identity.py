@@ -65,6 +65,12 @@ def test_a_jwt_subject_never_opens_a_lambda_authorizer_principals_session() -> N
     )
 
 
+def test_a_lone_surrogate_in_a_claim_is_encoded_not_a_500(gateway: LambdaClient) -> None:
+    assert principal_of("jwt", "https://i", "\ud800") == "jwt:https%3A%2F%2Fi:%ED%A0%80"
+    reply = _call(gateway, "hello", jwt_authorizer("\ud800", scope="x"))
+    assert reply.status == 200
+
+
 def test_the_fingerprint_is_a_hash_of_the_principal_not_the_subject() -> None:
     caller = Caller(kind="jwt", subject="alice", issuer=ISSUER)
     assert re.fullmatch(r"[0-9a-f]{16}", caller.fingerprint)
