@@ -39,9 +39,9 @@ def bearer_token(authorization: str | None) -> str | None:
 def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = ()) -> Caller | None:
     """The caller an API Gateway authorizer vouched for: JWT claims (`sub`, `iss`), or a Lambda authorizer's
     `principalId`; None when the event carries neither."""
-    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
-    jwt = authorizer.get("jwt") or {}
-    claims = jwt.get("claims") or {}
+    authorizer = _mapping(_mapping(event.get("requestContext")).get("authorizer"))
+    jwt = _mapping(authorizer.get("jwt"))
+    claims = _mapping(jwt.get("claims"))
     subject = claims.get("sub")
     if isinstance(subject, str) and subject:
         issuer = claims.get("iss")
@@ -55,7 +55,7 @@ def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = 
             scopes=frozenset(granted),
             claims=selected_claims(claims, exposed_claims),
         )
-    context = authorizer.get("lambda") or {}
+    context = _mapping(authorizer.get("lambda"))
     principal = context.get("principalId")
     if isinstance(principal, str) and principal:
         return Caller(
@@ -65,6 +65,11 @@ def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = 
             claims=selected_claims(context, exposed_claims),
         )
     return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    # The event is API Gateway's, but a malformed one must still get an answer, not a 500.
+    return value if isinstance(value, Mapping) else {}
 
 
 class Authenticator:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -180,7 +180,7 @@ def _issued_for(claims: dict[str, Any], audiences: Sequence[str]) -> bool:
     return any(isinstance(value, str) and value.rstrip("/") in wanted for value in values)
 
 
-def selected_claims(claims: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+def selected_claims(claims: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     """The named claims a tool may read: strings, numbers, booleans and lists of strings, bounded in size."""
     chosen: dict[str, Any] = {}
     for name in names:
