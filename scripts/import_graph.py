@@ -20,10 +20,10 @@ LAYERS = (
     "lambda_adapter",
     "app",
     "transport",
-    "protocol",
+    "protocol | auth",
     "manifest | sessions | idempotency",
     "tools",
-    "platform_api | secrets",
+    "platform_api | secrets | caller",
     "observability",
     "settings",
 )

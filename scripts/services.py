@@ -1,4 +1,5 @@
-"""Start and stop the real local AWS stand-ins: DynamoDB Local (AWS's jar) and moto server (Secrets Manager).
+"""Start and stop the real local stand-ins: DynamoDB Local (AWS's jar), moto server (Secrets Manager) and an
+OAuth 2.0 / OpenID Connect authorization server (oauth2-mock-server from npm, scripts/oauth_server.mjs).
 
 Used by the integration-test fixtures and, as a command, to run one service in the foreground for
 `sam local` (`python scripts/services.py dynamodb --port 8000`). Everything binds or talks to 127.0.0.1.
@@ -194,6 +195,27 @@ def moto_server(port: int | None = None, host: str = HOST) -> LocalService:
     return LocalService("moto-server", [str(executable), "-H", host, "-p", str(chosen)], chosen)
 
 
+def oauth_server_dir(install_dir: Path | None = None) -> Path:
+    """Where `make services-install` put oauth2-mock-server (a node_modules tree)."""
+    root = install_dir or Path(os.environ.get("MCP_OAUTH_DIR") or REPO_ROOT / ".cache" / "oauth")
+    if not (root / "node_modules" / "oauth2-mock-server" / "dist" / "index.mjs").is_file():
+        raise ServiceError(f"oauth2-mock-server is not installed under {root}; run `make services-install`")
+    return root
+
+
+def oauth_server(port: int | None = None, install_dir: Path | None = None) -> LocalService:
+    """A local authorization server: OIDC discovery, JWKS, /authorize, /token; issuer http://127.0.0.1:<port>."""
+    node = shutil.which("node")
+    if node is None:
+        raise ServiceError("node (20.19+) is not on PATH; the OAuth test server needs it")
+    home = oauth_server_dir(install_dir)
+    chosen = port or free_port()
+    script = REPO_ROOT / "scripts" / "oauth_server.mjs"
+    return LocalService(
+        "oauth-server", [node, str(script), "--port", str(chosen), "--dir", str(home)], chosen
+    )
+
+
 def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
     """Create the sessions table with the key schema and TTL attribute of template.yaml, and wait for it."""
     dynamodb_client.create_table(
@@ -234,13 +256,18 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("service", choices=["dynamodb", "moto"])
+    parser.add_argument("service", choices=["dynamodb", "moto", "oauth"])
     parser.add_argument("--port", type=int, default=None)
     parser.add_argument(
         "--host", default=HOST, help="moto only; DynamoDB Local always listens on all interfaces"
     )
     args = parser.parse_args(argv)
-    service = dynamodb_local(args.port) if args.service == "dynamodb" else moto_server(args.port, args.host)
+    factories = {
+        "dynamodb": lambda: dynamodb_local(args.port),
+        "moto": lambda: moto_server(args.port, args.host),
+        "oauth": lambda: oauth_server(args.port),
+    }
+    service = factories[args.service]()
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops the child service too, like Ctrl-C
     with service:
         print(f"{service.name} listening on {service.endpoint_url} (Ctrl-C stops it)", flush=True)

@@ -8,8 +8,9 @@ from typing import Any
 
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
+from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .idempotency import IdempotencyStore, build_idempotency_store
 from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
@@ -54,6 +55,20 @@ def bind_business_manifest(
     return bound.check, schemas
 
 
+def add_protected_resource_metadata(app: FastAPI, authenticator: Authenticator, business: Business) -> None:
+    """RFC 9728 metadata at both well-known paths, without authentication: where a client learns how to sign in."""
+    scopes = sorted({scope for spec in business.tools for scope in spec.scopes})
+
+    async def protected_resource(request: Request) -> Response:
+        document = authenticator.metadata(request, scopes, business.title or business.name)
+        # Public by nature: any origin may read it (browser-based clients discover through it too).
+        headers = {"cache-control": CACHE_CONTROL, "access-control-allow-origin": "*"}
+        return JSONResponse(document, headers=headers)
+
+    for path in METADATA_PATHS:
+        app.add_api_route(path, protected_resource, methods=["GET"], include_in_schema=False)
+
+
 def create_server(
     settings: Settings,
     business: Business,
@@ -86,12 +101,15 @@ def create_app(
     sessions = sessions or build_session_store(settings)
     idempotency = idempotency or build_idempotency_store(settings)
     server = create_server(settings, business, sessions, idempotency)
-    endpoint = McpEndpoint(server, settings)
+    authenticator = Authenticator(settings)
+    endpoint = McpEndpoint(server, settings, authenticator, logger)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
     # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
     app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+    if authenticator.protects:
+        add_protected_resource_metadata(app, authenticator, business)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:

@@ -34,6 +34,8 @@ def _csv(value: str | None) -> tuple[str, ...]:
 
 
 CSV_FIELDS = frozenset({"allowed_origins", "allowed_hosts"})
+# Comma-separated lists where an empty variable means unset (not "none allowed").
+LIST_FIELDS = ("request_state_keys", "auth_audience", "auth_caller_claims")
 
 
 class SettingsError(ValueError):
@@ -68,12 +70,41 @@ class Settings(BaseSettings):
     # HMAC key for multi round-trip `requestState`; else the business secret `request_state_key` is used.
     request_state_key: str | None = Field(None, min_length=16, repr=False)
     request_state_ttl_seconds: int = Field(900, ge=10)
+    # A key ring for `requestState`: the first key signs, every key verifies (rotate without breaking rounds).
+    request_state_keys: Annotated[tuple[str, ...], NoDecode] = Field((), repr=False)
+    # Who may call: "none" (no checks; API Gateway claims, if any, still bind state to the caller), "jwt" (this
+    # function validates bearer JWTs itself) or "apigateway" (trust the HTTP API's JWT authorizer claims).
+    auth_mode: Literal["none", "jwt", "apigateway"] = "none"
+    auth_issuer: str | None = Field(None, pattern=r"^https?://\S+$")
+    # Accepted `aud` values, comma-separated; empty means the resource URL (PUBLIC_URL or derived per request).
+    auth_audience: Annotated[tuple[str, ...], NoDecode] = ()
+    auth_jwks_url: str | None = Field(None, pattern=r"^https?://\S+$")
+    # What the issuer puts before every scope name (Cognito: "<resource server identifier>/"); tools omit it.
+    auth_scope_prefix: str = ""
+    # The token claims a tool may read in ctx.caller.claims (never logged).
+    auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = ("client_id", "azp", "email", "name")
+    # The public MCP URL (https://host/mcp); else derived from the API Gateway event's domain and stage.
+    public_url: str | None = Field(None, pattern=r"^https?://[^/\s]+/\S*$")
 
-    @field_validator(*CSV_FIELDS, mode="before")
+    @field_validator(*CSV_FIELDS, *LIST_FIELDS, mode="before")
     @classmethod
     def _split_csv(cls, value: Any) -> Any:
         # The allow-lists are comma-separated in the environment (ALLOWED_ORIGINS=a,b), not JSON.
         return _csv(value) if isinstance(value, str) else value
+
+    @field_validator("request_state_keys")
+    @classmethod
+    def _keys_are_long_enough(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(len(key) < 16 for key in value):
+            raise ValueError("every key must have at least 16 characters")
+        return value
+
+    @property
+    def request_state_key_ring(self) -> tuple[str, ...]:
+        """REQUEST_STATE_KEYS, else REQUEST_STATE_KEY alone; empty means the business secret decides."""
+        if self.request_state_keys:
+            return self.request_state_keys
+        return (self.request_state_key,) if self.request_state_key else ()
 
     @classmethod
     def settings_customise_sources(
@@ -105,6 +136,10 @@ class Settings(BaseSettings):
         if settings.idempotency_store == "dynamodb" and not settings.idempotency_table:
             raise SettingsError(
                 "invalid configuration: IDEMPOTENCY_TABLE is required when IDEMPOTENCY_STORE=dynamodb"
+            )
+        if settings.auth_mode != "none" and not settings.auth_issuer:
+            raise SettingsError(
+                f"invalid configuration: AUTH_ISSUER is required when AUTH_MODE={settings.auth_mode}"
             )
         return settings
 

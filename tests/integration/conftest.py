@@ -1,4 +1,5 @@
-"""Fixtures that run real local AWS stand-ins: DynamoDB Local and moto server, started once per session."""
+"""Fixtures that run real local stand-ins: DynamoDB Local, moto server and an OAuth authorization server, started
+once per session."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 from scripts import services
 from scripts.services import LocalService, ServiceError
+from tests.support.oauth import Issuer
 
 FAKE_AWS_ENV = {
     "AWS_ACCESS_KEY_ID": "test",
@@ -100,3 +102,11 @@ def dynamodb_session_env(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+@pytest.fixture(scope="session")
+def oauth_issuer() -> Iterator[Issuer]:
+    """A real OAuth/OIDC authorization server process (oauth2-mock-server) on a free port: discovery, JWKS, tokens."""
+    service = _started(services.oauth_server)
+    yield Issuer(service)
+    service.stop()

@@ -73,7 +73,13 @@ def test_official_client_lists_and_calls_tools_over_stdio(mode: str, tmp_path: P
     seen = asyncio.run(asyncio.wait_for(_lists_and_calls(desktop_params(tmp_path), mode), timeout=60))
     assert seen["version"] == EXPECTED_VERSION[mode]
     names = [tool.name for tool in seen["tools"].tools]
-    assert names == ["search_routes", "search_routes_for_reference", "search_products", "subscribe_product"]
+    assert names == [
+        "search_routes",
+        "search_routes_for_reference",
+        "search_products",
+        "subscribe_product",
+        "list_subscriptions",
+    ]
     result = seen["result"]
     assert not result.is_error
     assert result.structured_content["entities"][0]["entity_type"] == "route"

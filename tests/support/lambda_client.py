@@ -156,7 +156,7 @@ def check_reply(headers: dict[str, str], request: Any, reply: Reply) -> None:
     """Every JSON body the server sends must be a valid message of the era the request was routed to."""
     if not reply.raw or reply.headers.get("content-type", "").startswith("text/html"):
         return
-    if reply.status in (403, 404, 406, 413, 415) and reply.headers.get("content-type", "").startswith(
+    if reply.status in (401, 403, 404, 406, 413, 415) and reply.headers.get("content-type", "").startswith(
         "application/json"
     ):
         body = reply.body

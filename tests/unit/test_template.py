@@ -17,6 +17,7 @@ from scripts.services import (
     SESSIONS_TTL_ATTRIBUTE,
 )
 
+from mcp_lambda.auth import METADATA_PATHS
 from mcp_lambda.idempotency import stores
 from mcp_lambda.settings import Settings
 
@@ -25,6 +26,10 @@ SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
 # What Powertools' DynamoDB layer calls: a conditional PutItem to claim, UpdateItem to complete, DeleteItem
 # when the call failed, GetItem only when a refused claim does not return the existing item.
 IDEMPOTENCY_ACTIONS = SESSION_ACTIONS
+METADATA_ROUTES = {
+    ("GET", "/.well-known/oauth-protected-resource"),
+    ("GET", "/.well-known/oauth-protected-resource/mcp"),
+}
 SECRET_REF = {"Fn::If": ["CreateSecret", {"Ref": "BusinessSecret"}, {"Ref": "ExistingSecretArn"}]}
 
 
@@ -106,12 +111,20 @@ def test_mcp_routes_are_post_get_delete_on_the_http_api(
     api_ids = {json.dumps(e["Properties"]["ApiId"]) for e in function["Events"].values()}
     body = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]
 
-    assert routes == {("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp")}
+    assert routes == {("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp"), *METADATA_ROUTES}
     assert {e["Type"] for e in function["Events"].values()} == {"HttpApi"}
     assert api_ids == {json.dumps({"Ref": "McpApi"})}
     assert template["Resources"]["McpApi"]["Type"] == "AWS::Serverless::HttpApi"
-    assert set(body["paths"]) == {"/mcp"}
+    assert set(body["paths"]) == {"/mcp", *(path for _, path in METADATA_ROUTES)}
     assert set(body["paths"]["/mcp"]) == {"post", "get", "delete"}
+
+
+def test_the_metadata_routes_are_never_behind_the_authorizer(template: dict[str, Any]) -> None:
+    # RFC 9728 metadata is how a client learns where to sign in: it must answer without a token.
+    paths = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]["paths"]
+    for _, path in METADATA_ROUTES:
+        assert paths[path] == {"get": {"security": [], "responses": {}}}
+    assert {path for _, path in METADATA_ROUTES} == set(METADATA_PATHS)
 
 
 def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template: dict[str, Any]) -> None:
@@ -119,7 +132,19 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
     schemes = body["components"]["securitySchemes"]["Fn::If"]
     authorizer = schemes[1]["McpJwt"]["x-amazon-apigateway-authorizer"]
 
-    assert template["Conditions"]["UseJwt"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+    conditions = template["Conditions"]
+    assert conditions["HasIssuer"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+    assert conditions["UseJwt"] == {
+        "Fn::And": [
+            {"Fn::Condition": "HasIssuer"},
+            {
+                "Fn::Or": [
+                    {"Fn::Not": [{"Fn::Condition": "AuthModeGiven"}]},
+                    {"Fn::Equals": [{"Ref": "AuthMode"}, "apigateway"]},
+                ]
+            },
+        ]
+    }
     for method in body["paths"]["/mcp"].values():
         assert method["security"] == {"Fn::If": ["UseJwt", [{"McpJwt": []}], []]}
     assert schemes[0] == "UseJwt" and schemes[2] == {"Ref": "AWS::NoValue"}
@@ -129,6 +154,32 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
         "issuer": {"Ref": "JwtIssuer"},
         "audience": {"Ref": "JwtAudience"},
     }
+
+
+def test_the_auth_mode_defaults_to_todays_behaviour_and_reaches_the_function(
+    template: dict[str, Any], function: dict[str, Any]
+) -> None:
+    env = function["Environment"]["Variables"]
+    # AuthMode "" keeps a stack deployed before AuthMode existed as it was: the authorizer iff JwtIssuer is set.
+    assert env["AUTH_MODE"] == {
+        "Fn::If": ["AuthModeGiven", {"Ref": "AuthMode"}, {"Fn::If": ["HasIssuer", "apigateway", "none"]}]
+    }
+    assert env["AUTH_ISSUER"] == {"Ref": "JwtIssuer"}
+    assert env["AUTH_AUDIENCE"] == {"Fn::Join": [",", {"Ref": "JwtAudience"}]}
+    assert env["PUBLIC_URL"] == {"Ref": "PublicUrl"}
+    assert env["AUTH_SCOPE_PREFIX"] == {"Ref": "AuthScopePrefix"}
+    # ...and a stack that asks for a protecting mode without an issuer is refused at deploy, not at cold start.
+    (rule,) = template["Rules"].values()
+    assert rule["RuleCondition"] == {
+        "Fn::Or": [
+            {"Fn::Equals": [{"Ref": "AuthMode"}, "jwt"]},
+            {"Fn::Equals": [{"Ref": "AuthMode"}, "apigateway"]},
+        ]
+    }
+    assert rule["Assertions"][0]["Assert"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+    for mode in ("none", "jwt", "apigateway"):
+        settings = Settings.from_env({"AUTH_MODE": mode, "AUTH_ISSUER": "https://idp.example"})
+        assert settings.auth_mode == mode
 
 
 def test_api_throttles_every_route_and_logs_access(template: dict[str, Any]) -> None:

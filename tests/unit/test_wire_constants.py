@@ -49,7 +49,13 @@ SHARED_CODES = {
     "UNSUPPORTED_PROTOCOL_VERSION": "UNSUPPORTED_PROTOCOL_VERSION",
 }
 # Ours only: implementation-defined (legacy session handling), or the retired legacy resource-not-found code.
-OWN_CODES = ("SESSION_NOT_FOUND", "SERVICE_UNAVAILABLE", "RESOURCE_NOT_FOUND")
+OWN_CODES = (
+    "SESSION_NOT_FOUND",
+    "SERVICE_UNAVAILABLE",
+    "RESOURCE_NOT_FOUND",
+    "UNAUTHORIZED",
+    "INSUFFICIENT_SCOPE",
+)
 # The official SDK's own allocations in the implementation-defined band; never part of the schema.
 SDK_ONLY_CODES = {official.CONNECTION_CLOSED, official.REQUEST_TIMEOUT}
 
@@ -182,14 +188,19 @@ def test_legacy_resource_not_found_is_the_spec_code() -> None:
     }
 
 
-def test_session_codes_live_in_the_implementation_defined_band() -> None:
+def test_our_own_codes_live_in_the_implementation_defined_band() -> None:
     if not SPEC.is_file():
         pytest.skip(f"the spec digest {SPEC} is not present")
     text = SPEC.read_text(encoding="utf-8")
     band = re.search(r"(-\d+)…(-\d+) are legacy and implementation-defined", text)
     assert band, "the spec digest no longer names the implementation-defined band"
     low, high = sorted(int(edge) for edge in band.groups())
-    for code in (jsonrpc.SESSION_NOT_FOUND, jsonrpc.SERVICE_UNAVAILABLE):
+    for code in (
+        jsonrpc.SESSION_NOT_FOUND,
+        jsonrpc.SERVICE_UNAVAILABLE,
+        jsonrpc.UNAUTHORIZED,
+        jsonrpc.INSUFFICIENT_SCOPE,
+    ):
         assert low <= code <= high
         assert code not in _schema_codes()
     assert set(range(low, high + 1)) >= SDK_ONLY_CODES  # the SDK's own codes share the band, never the wire

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,13 +52,19 @@ def answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(request, timeout=2) as response:
             return bool(response.status == 200)
-    except (OSError, urllib.error.HTTPError):
+    except urllib.error.HTTPError as exc:
+        return exc.code == 401  # up, and asking for a token (AUTH_MODE jwt or apigateway)
+    except OSError:
         return False
 
 
 @contextmanager
-def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> Iterator[str]:
-    """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit."""
+def running_server(
+    business: str, timeout_seconds: float = 30.0, server_args: Sequence[str] = (), **env: str
+) -> Iterator[str]:
+    """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit.
+
+    `server_args` go to the server's command line (e.g. `--remap-www-authenticate`)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
@@ -69,7 +75,11 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
         **env,
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)],
+        [
+            sys.executable,
+            *("-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)),
+            *server_args,
+        ],
         cwd=REPO,
         env=child_env,
         stdout=subprocess.DEVNULL,

@@ -20,9 +20,13 @@ from urllib.parse import urlsplit
 from .events import LocalContext, http_event, response_body
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+# API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
+REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
 
 
-def make_request_handler(handler: LambdaHandler, max_body_bytes: int) -> type[BaseHTTPRequestHandler]:
+def make_request_handler(
+    handler: LambdaHandler, max_body_bytes: int, remap_www_authenticate: bool = False
+) -> type[BaseHTTPRequestHandler]:
     # One Lambda container serves one request at a time on one thread with one event loop (as Mangum expects):
     # every invocation runs on this single worker, serialized like the real thing.
     worker = ThreadPoolExecutor(
@@ -40,7 +44,11 @@ def make_request_handler(handler: LambdaHandler, max_body_bytes: int) -> type[Ba
                 return
             body = self.rfile.read(length) if length else None
             split = urlsplit(self.path)
-            headers = {name: value for name, value in self.headers.items()}
+            # API Gateway tells the function the client's scheme this way (there it is always https).
+            headers = {
+                name: value for name, value in self.headers.items() if name.lower() != "x-forwarded-proto"
+            }
+            headers["x-forwarded-proto"] = "http"
             event = http_event(
                 self.command, split.path, headers, body, query=split.query, source_ip=self.client_address[0]
             )
@@ -48,6 +56,8 @@ def make_request_handler(handler: LambdaHandler, max_body_bytes: int) -> type[Ba
             payload = response_body(result)
             self.send_response(int(result.get("statusCode", 200)))
             for name, value in (result.get("headers") or {}).items():
+                if name.lower() == "www-authenticate" and remap_www_authenticate:
+                    name = REMAPPED_WWW_AUTHENTICATE
                 if name.lower() != "content-length":
                     self.send_header(name, value)
             for cookie in result.get("cookies") or []:
@@ -72,6 +82,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--handler", default="mcp_lambda.handler.handler", help="module.function, as in template.yaml"
     )
+    parser.add_argument(
+        "--remap-www-authenticate",
+        action="store_true",
+        help=f"rename WWW-Authenticate to {REMAPPED_WWW_AUTHENTICATE}, as API Gateway does",
+    )
     args = parser.parse_args(argv)
     # DNS-rebinding protection for a loopback server: only local Host names are answered.
     os.environ.setdefault("ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*,localhost,127.0.0.1,[::1]")
@@ -82,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
     from mcp_lambda.settings import get_settings
 
     server = ThreadingHTTPServer(
-        (args.host, args.port), make_request_handler(handler, get_settings().max_body_bytes)
+        (args.host, args.port),
+        make_request_handler(handler, get_settings().max_body_bytes, args.remap_www_authenticate),
     )
     print(
         f"MCP server for business '{get_settings().business}' at http://{args.host}:{args.port}/mcp",

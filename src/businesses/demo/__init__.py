@@ -2,12 +2,12 @@
 
 search_routes (a route card with history refresh), search_routes_for_reference (the same entity, no card),
 search_products (a product list card whose items the model may narrow), subscribe_product (an action result);
-error codes are in `codes`. The contract itself is manifest/demo.yaml.
+list_subscriptions shows each caller only its own alerts; error codes are in `codes`. The contract itself is manifest/demo.yaml.
 """
 
 from mcp_lambda.tools import Business
 
-from .products import search_products, subscribe_product
+from .products import list_subscriptions, search_products, subscribe_product
 from .routes import search_routes, search_routes_for_reference
 
 BUSINESS = Business(
@@ -19,5 +19,11 @@ BUSINESS = Business(
         "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
         "price-drop alerts (subscribe_product)."
     ),
-    tools=[search_routes, search_routes_for_reference, search_products, subscribe_product],
+    tools=[
+        search_routes,
+        search_routes_for_reference,
+        search_products,
+        subscribe_product,
+        list_subscriptions,
+    ],
 )

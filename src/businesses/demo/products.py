@@ -12,6 +12,7 @@ from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, 
 
 from . import codes
 from .catalogue import BY_ID, CATALOGUE, CATEGORY_HELP, Category
+from .subscriptions import STORE, owner_of
 
 Sort = Literal["relevance", "price_asc", "price_desc", "rating"]
 SORT_HELP = (
@@ -101,6 +102,7 @@ def search_products(
     open_world=False,
     annotations={"title": "Subscribe to a product alert"},
     safe_fields=("product_id", "alert", "target_price_yuan"),
+    scopes=["subscriptions:write"],
 )
 def subscribe_product(
     product_id: ProductId,
@@ -137,6 +139,14 @@ def subscribe_product(
     subscription_id = "sub_" + secrets.token_hex(6)
     what = "is back in stock" if alert == "restock" else f"costs {target_price_yuan} yuan or less"
     message = f"Subscribed ({subscription_id}): you will be notified when {product.name} {what}."
+    record: dict[str, str | int] = {
+        "subscription_id": subscription_id,
+        "product_id": product_id,
+        "alert": alert,
+    }
+    if target_price_yuan is not None:
+        record["target_price_yuan"] = target_price_yuan
+    STORE.add(owner_of(ctx), record)
     result = {
         "success": True,
         "message": message,
@@ -145,3 +155,25 @@ def subscribe_product(
         "alert": alert,
     }
     return execution_result(result, text=message)
+
+
+@tool(
+    description=(
+        "Use when the user asks which product alerts they have, e.g. 'what am I subscribed to?'. Lists only "
+        "this user's own subscriptions, newest last. Not for creating one (use subscribe_product)."
+    ),
+    read_only=True,
+    idempotent=True,
+    open_world=False,
+    annotations={"title": "List my product alerts"},
+    scopes=["subscriptions:read"],
+)
+def list_subscriptions(ctx: ToolContext) -> ToolResult:
+    mine = STORE.of(owner_of(ctx))
+    items = []
+    for record in mine:
+        product = BY_ID[record["product_id"]]
+        items.append({**record, "entity_type": "subscription", "product_name": product.name})
+    if not items:
+        return entities([], text="No product alerts yet. Use subscribe_product to create one.")
+    return entities(items, text=f"{len(items)} product alert(s).")

@@ -55,4 +55,6 @@ class ContextFactory:
             input_responses=inputs[0],
             request_state=inputs[1],
             platform_api=services.platform_api,
+            caller=scope.auth.caller,
+            caller_token=scope.auth.token,
         )

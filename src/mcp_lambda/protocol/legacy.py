@@ -236,6 +236,7 @@ class LegacyEra:
             request_id=request.id,
             correlation_id=inbound.correlation_id,
             principal=inbound.principal,
+            auth=inbound.auth,
             session=session,
             client_capabilities=session.client_capabilities,
             meta=meta if isinstance(meta, dict) else {},

@@ -8,7 +8,7 @@ from typing import Any
 from ..idempotency import ExactlyOnce
 from ..tools import Business, InputRequired
 from .contexts import ContextFactory, caller_of
-from .jsonrpc import INVALID_PARAMS, RpcError
+from .jsonrpc import INSUFFICIENT_SCOPE, INVALID_PARAMS, RpcError
 from .pagination import listing
 from .params import optional_object, required_string
 from .rounds import Rounds
@@ -36,20 +36,26 @@ class ToolMethods:
             if output_schemas and spec.name in output_schemas and "outputSchema" not in wire:
                 wire["outputSchema"] = output_schemas[spec.name]
             self.tool_wire[spec.name] = wire
+        self.any_scoped = any(spec.scopes for spec in business.tools)
 
     def handlers(self) -> dict[str, Handler]:
         return {"tools/list": self.tools_list, "tools/call": self.tools_call}
 
     async def tools_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        return listing(
-            "tools", self.business.tools, params, self.page_size, lambda spec: self.tool_wire[spec.name]
-        )
+        tools = self.business.tools
+        if scope.auth.enforced and self.any_scoped:
+            # Only what this caller may call; and so a list no one else may be served from a cache.
+            tools = [spec for spec in tools if scope.auth.allows(spec.scopes)]
+            scope.caller_specific = True
+        return listing("tools", tools, params, self.page_size, lambda spec: self.tool_wire[spec.name])
 
     async def tools_call(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         name = required_string(params, "name")
         spec = self.business.tool(name)
         if spec is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
+        if not scope.auth.allows(spec.scopes):
+            raise insufficient_scope(scope, spec.name, spec.scopes)
         arguments = optional_object(params, "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
         ctx = self.contexts(scope, name, inputs)
@@ -57,3 +63,14 @@ class ToolMethods:
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
         return result.to_wire()
+
+
+def insufficient_scope(scope: CallScope, name: str, required: tuple[str, ...]) -> RpcError:
+    """403 with the `insufficient_scope` step-up challenge: the client may re-authorize for `required`."""
+    return RpcError(
+        INSUFFICIENT_SCOPE,
+        f"Forbidden: tool '{name}' needs the scope {' '.join(required)}",
+        data={"requiredScopes": list(required)},
+        http_status=403,
+        headers=scope.auth.step_up(required),
+    )

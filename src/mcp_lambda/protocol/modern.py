@@ -106,7 +106,8 @@ class ModernEra:
             result = await handler(scope, message.params)
         except RpcError as exc:
             return self._error(message.id, exc)
-        return answer(inbound, scope, result_response(message.id, self._decorate(message.method, result)))
+        result = self._decorate(scope, message.method, result)
+        return answer(inbound, scope, result_response(message.id, result))
 
     async def reject_method(self, inbound: Inbound) -> Outbound:
         """GET and DELETE have no meaning at 2026-07-28."""
@@ -159,6 +160,7 @@ class ModernEra:
             request_id=request.id,
             correlation_id=inbound.correlation_id,
             principal=inbound.principal,
+            auth=inbound.auth,
             client_capabilities=capabilities,
             meta=meta,
             log_level=meta.get("io.modelcontextprotocol/logLevel")
@@ -186,11 +188,12 @@ class ModernEra:
                 continue
             _require_header(inbound, f"Mcp-Param-{suffix}", expected, encoded=True)
 
-    def _decorate(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+    def _decorate(self, scope: CallScope, method: str, result: dict[str, Any]) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
         if method in CACHEABLE_METHODS and result["resultType"] == "complete":
             result.setdefault("ttlMs", self.list_ttl_ms)
-            result.setdefault("cacheScope", "public")
+            # A result that depends on the caller must never be served from a shared cache to someone else.
+            result.setdefault("cacheScope", "private" if scope.caller_specific else "public")
         meta = result.setdefault("_meta", {})
         if isinstance(meta, dict):
             meta.setdefault(META_SERVER_INFO, self.server_info)

@@ -1,5 +1,10 @@
 """Integrity-protected `requestState` for multi round-trip results: HMAC-SHA256 over a JSON payload that names
-the method and target it belongs to and when it expires. Opaque to clients; any change is detected."""
+the method and target it belongs to, the caller it was issued to and when it expires. Opaque to clients; any
+change is detected.
+
+The keys are a ring: the first signs, every one verifies, so a key is replaced without breaking rounds in flight
+(put the new key first, keep the old one until the state TTL has passed, then drop it).
+"""
 
 from __future__ import annotations
 
@@ -8,48 +13,73 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .jsonrpc import INVALID_PARAMS, RpcError
 
 
 class RequestStateCodec:
-    def __init__(self, key: bytes, ttl_seconds: int = 900) -> None:
-        if len(key) < 16:
-            raise ValueError("the requestState key must have at least 16 bytes")
-        self._key = key
+    def __init__(self, keys: bytes | Sequence[bytes], ttl_seconds: int = 900) -> None:
+        ring = [keys] if isinstance(keys, bytes) else list(keys)
+        if not ring:
+            raise ValueError("the requestState key ring is empty")
+        if any(len(key) < 16 for key in ring):
+            raise ValueError("every requestState key must have at least 16 bytes")
+        self._keys = ring
         self.ttl_seconds = ttl_seconds
 
     def encode(
-        self, method: str, target: str, state: Mapping[str, Any] | None, now: float | None = None
+        self,
+        method: str,
+        target: str,
+        state: Mapping[str, Any] | None,
+        now: float | None = None,
+        principal: str | None = None,
     ) -> str:
         issued = time.time() if now is None else now
-        payload = {"m": method, "t": target, "x": int(issued + self.ttl_seconds), "s": dict(state or {})}
+        payload = {
+            "m": method,
+            "t": target,
+            "p": principal,
+            "x": int(issued + self.ttl_seconds),
+            "s": dict(state or {}),
+        }
         body = _b64(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())
-        return f"{body}.{_b64(self._sign(body))}"
+        return f"{body}.{_b64(_sign(self._keys[0], body))}"
 
-    def decode(self, token: Any, method: str, target: str, now: float | None = None) -> dict[str, Any]:
-        """The state, or -32602 when it is malformed, tampered with, expired or meant for another call."""
+    def decode(
+        self,
+        token: Any,
+        method: str,
+        target: str,
+        now: float | None = None,
+        principal: str | None = None,
+    ) -> dict[str, Any]:
+        """The state, or -32602 when it is malformed, tampered with, expired, meant for another call or issued to
+        another caller."""
         if not isinstance(token, str) or token.count(".") != 1:
             raise _invalid("params.requestState is malformed")
         body, signature = token.split(".")
         try:
-            valid = hmac.compare_digest(_unb64(signature), self._sign(body))
+            presented = _unb64(signature)
         except ValueError:
-            valid = False
-        if not valid:
+            presented = b""
+        if not any(hmac.compare_digest(presented, _sign(key, body)) for key in self._keys):
             raise _invalid("params.requestState failed its integrity check")
         payload = json.loads(_unb64(body))
         if payload.get("m") != method or payload.get("t") != target:
             raise _invalid("params.requestState belongs to another request")
+        if payload.get("p") != principal:
+            raise _invalid("params.requestState was issued to another caller")
         if (time.time() if now is None else now) > payload.get("x", 0):
             raise _invalid("params.requestState has expired; start the call again")
         state = payload.get("s")
         return state if isinstance(state, dict) else {}
 
-    def _sign(self, body: str) -> bytes:
-        return hmac.new(self._key, body.encode(), hashlib.sha256).digest()
+
+def _sign(key: bytes, body: str) -> bytes:
+    return hmac.new(key, body.encode(), hashlib.sha256).digest()
 
 
 def _invalid(message: str) -> RpcError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 from ..secrets import SecretSource, SecretUnavailable
@@ -14,12 +15,15 @@ from .scope import CallScope
 
 
 class Rounds:
-    """Reads a round's inputs (`inputResponses`, verified `requestState`) and writes InputRequiredResults."""
+    """Reads a round's inputs (`inputResponses`, verified `requestState`) and writes InputRequiredResults.
+
+    Every `requestState` is bound to the caller it was issued to (the scope's principal).
+    """
 
     def __init__(
-        self, key: str | None, secrets_source: SecretSource, environment: str, ttl_seconds: int
+        self, keys: Sequence[str], secrets_source: SecretSource, environment: str, ttl_seconds: int
     ) -> None:
-        self._key = key
+        self._keys = tuple(keys)
         self._secrets = secrets_source
         self._environment = environment
         self._ttl_seconds = ttl_seconds
@@ -28,10 +32,13 @@ class Rounds:
     def codec(self) -> RequestStateCodec:
         # Resolved lazily: most requests never need it, and the secret lookup costs a network call.
         if self._codec is None:
-            key = self._key
-            if key is None:
+            keys = self._keys
+            if not keys:
                 try:
-                    key = self._secrets.get("request_state_key")
+                    # A ring, like REQUEST_STATE_KEYS: comma-separated, the first signs.
+                    keys = tuple(
+                        k.strip() for k in self._secrets.get("request_state_key").split(",") if k.strip()
+                    )
                 except SecretUnavailable:
                     if self._environment != "local":
                         raise RpcError(
@@ -39,10 +46,10 @@ class Rounds:
                         ) from None
                     # One local process: a per-process key is enough (it is never shared, never logged).
                     logging.getLogger("mcp_lambda").warning(
-                        "REQUEST_STATE_KEY not set: using a per-process key"
+                        "REQUEST_STATE_KEYS not set: using a per-process key"
                     )
-                    key = secrets.token_hex(32)
-            self._codec = RequestStateCodec(key.encode(), self._ttl_seconds)
+                    keys = (secrets.token_hex(32),)
+            self._codec = RequestStateCodec([key.encode() for key in keys], self._ttl_seconds)
         return self._codec
 
     def inputs(
@@ -65,7 +72,7 @@ class Rounds:
             responses = raw
         state = None
         if params.get("requestState") is not None:
-            state = self.codec().decode(params["requestState"], method, target)
+            state = self.codec().decode(params["requestState"], method, target, principal=scope.principal)
         return responses, state
 
     def input_required(
@@ -82,5 +89,5 @@ class Rounds:
         result: dict[str, Any] = {"resultType": "input_required"}
         if asked.requests:
             result["inputRequests"] = {key: request.to_wire() for key, request in asked.requests.items()}
-        result["requestState"] = self.codec().encode(method, target, asked.state)
+        result["requestState"] = self.codec().encode(method, target, asked.state, principal=scope.principal)
         return result

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..caller import NO_AUTH, RequestAuth
 from ..sessions import Session
 from ..tools import InputRequired
 from .jsonrpc import INVALID_REQUEST, RequestId, RpcError, error_response
@@ -61,7 +62,11 @@ HTTP = HttpChannel()
 
 @dataclass(frozen=True)
 class Inbound:
-    """One request as the protocol sees it: lower-case header names, the parsed JSON body, the channel."""
+    """One request as the protocol sees it: lower-case header names, the parsed JSON body, the channel.
+
+    `principal` is the one string every piece of state is bound to (`auth.principal`); `auth` has the rest of
+    what the transport learned about the caller.
+    """
 
     http_method: str
     headers: Mapping[str, str]
@@ -72,6 +77,7 @@ class Inbound:
     channel: Channel = HTTP
     # The Lambda context of this invocation (Mangum's `aws.context`): its remaining time bounds in-progress claims.
     lambda_context: Any = None
+    auth: RequestAuth = NO_AUTH
 
     def header(self, name: str) -> str | None:
         value = self.headers.get(name.lower())
@@ -150,6 +156,9 @@ class CallScope:
     # The HTTP `Idempotency-Key` header (exactly-once calls), and the invocation's Lambda context.
     idempotency_key: str | None = None
     lambda_context: Any = None
+    auth: RequestAuth = NO_AUTH
+    # Set by a handler whose result depends on who asks (a scope-filtered tools/list): never cache it publicly.
+    caller_specific: bool = False
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Buffer a request-scoped notification; the transport streams it before the response (SSE)."""

@@ -48,7 +48,7 @@ class McpServer:
         """Compose both eras over one set of shared method handlers."""
         contexts = ContextFactory(services)
         rounds = Rounds(
-            settings.request_state_key,
+            settings.request_state_key_ring,
             services.secrets,
             settings.environment,
             settings.request_state_ttl_seconds,

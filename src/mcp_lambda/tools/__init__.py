@@ -4,7 +4,7 @@ from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, 
 """
 
 from .business import Business, load_business
-from .context import SecretUnavailable, ToolContext
+from .context import Caller, SecretUnavailable, ToolContext
 from .decorator import ToolSpec, tool
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
 from .prompts import PromptSpec, assistant, prompt, user
@@ -29,6 +29,7 @@ __all__ = [
     "RESULT_VIOLATES_MANIFEST",
     "SECRET_UNAVAILABLE",
     "Business",
+    "Caller",
     "InputRequest",
     "InputRequired",
     "PromptSpec",

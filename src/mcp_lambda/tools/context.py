@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..caller import Caller
 from ..observability import ToolLogger
 from ..platform_api import PlatformApiClient
 from ..secrets import NoSecrets, SecretSource, SecretUnavailable
@@ -48,6 +49,10 @@ class ToolContext:
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     request_state: Mapping[str, Any] | None = None
     platform_api: PlatformApiClient | None = None
+    # The authenticated caller (subject, issuer, scopes, the claims AUTH_CALLER_CLAIMS names); None if anonymous.
+    caller: Caller | None = None
+    # The caller's own bearer token, to call a downstream API on its behalf; never log it.
+    caller_token: str | None = field(default=None, repr=False)
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""
@@ -88,4 +93,4 @@ class ToolContext:
         self.notify("notifications/progress", params)
 
 
-__all__ = ["LOG_LEVELS", "SecretUnavailable", "Services", "ToolContext"]
+__all__ = ["LOG_LEVELS", "Caller", "SecretUnavailable", "Services", "ToolContext"]

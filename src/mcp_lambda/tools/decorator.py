@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+from ..caller import SCOPE_TOKEN
 from .schema import ToolSignatureError, arguments_model, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
@@ -51,6 +52,8 @@ class ToolSpec:
     # without a key that carry the same arguments replay the first result (None: no dedupe of key-less calls).
     exactly_once: bool | None = None
     dedupe_window_seconds: int | None = None
+    # OAuth scopes a caller must hold to see and call the tool (enforced when AUTH_MODE is jwt or apigateway).
+    scopes: tuple[str, ...] = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -119,6 +122,7 @@ def tool(
     meta: Mapping[str, Any] | None = None,
     exactly_once: bool | None = None,
     dedupe_window_seconds: int | None = None,
+    scopes: Sequence[str] = (),
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -132,6 +136,8 @@ def tool(
     carrying a key (`_meta` tool_call_id or the Idempotency-Key header) is then run once and its result replayed
     to retries. `dedupe_window_seconds` also replays calls without a key that repeat the same arguments within
     that many seconds.
+    `scopes=["orders:write"]`: with OAuth on (AUTH_MODE jwt or apigateway) only a caller whose token grants every
+    one of them sees the tool in tools/list; a call without them gets 403 `insufficient_scope` (a step-up).
     """
     hints = {
         "read_only": read_only,
@@ -159,6 +165,7 @@ def tool(
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         _check_exactly_once(tool_name, exactly_once, dedupe_window_seconds)
+        required_scopes = _checked_scopes(tool_name, scopes)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -175,6 +182,7 @@ def tool(
             arguments_accepted=accepted,
             exactly_once=exactly_once,
             dedupe_window_seconds=dedupe_window_seconds,
+            scopes=required_scopes,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -205,6 +213,15 @@ def _wire_annotations(
         given[key] = value
     ordered = {key: given[key] for key in ANNOTATION_KEYS if key in given}
     return ordered or None
+
+
+def _checked_scopes(tool_name: str, scopes: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(scopes, str):
+        raise ToolSignatureError(f"tool '{tool_name}': scopes must be a list of scope names, not one string")
+    bad = [scope for scope in scopes if not isinstance(scope, str) or not SCOPE_TOKEN.match(scope)]
+    if bad:
+        raise ToolSignatureError(f"tool '{tool_name}': {bad!r} are not OAuth scope names (RFC 6749 §3.3)")
+    return tuple(dict.fromkeys(scopes))
 
 
 def _check_safe_fields(

@@ -216,6 +216,8 @@ class _Call:
         if ctx.tool_call_id:
             self.base["tool_call_id"] = ctx.tool_call_id
         self.base.update(fields or {})
+        if ctx.caller is not None:  # a hash of the principal: never the token, the subject or a claim
+            self.base["caller"] = ctx.caller.fingerprint
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)

@@ -8,8 +8,17 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..auth import Authenticator, AuthFailure
+from ..observability import ToolLogger
 from ..protocol import Inbound, McpServer, Outbound
-from ..protocol.jsonrpc import INVALID_REQUEST, PARSE_ERROR, RpcError, error_response
+from ..protocol.jsonrpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    SERVICE_UNAVAILABLE,
+    UNAUTHORIZED,
+    RpcError,
+    error_response,
+)
 from ..settings import Settings
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
@@ -24,23 +33,18 @@ def _json_bytes(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
-def http_error(status: int, code: int, message: str) -> Response:
+def http_error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
     """A JSON-RPC error (no id: the request was refused before it was read) with an HTTP status."""
     body = error_response(None, RpcError(code, message))
-    return Response(_json_bytes(body), status_code=status, media_type="application/json")
+    return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
 
 
-def principal_of(request: Request) -> str | None:
-    """The authenticated caller from the API Gateway authorizer context (JWT `sub`, or a Lambda authorizer)."""
-    event = request.scope.get("aws.event") or {}
-    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
-    jwt = authorizer.get("jwt") or {}
-    claims = jwt.get("claims") or {}
-    for candidate in (claims.get("sub"), (authorizer.get("lambda") or {}).get("principalId")):
-        if isinstance(candidate, str) and candidate:
-            iss = claims.get("iss") if candidate == claims.get("sub") else None
-            return f"{iss}|{candidate}" if isinstance(iss, str) and iss else candidate
-    return None
+def refused(failure: AuthFailure) -> Response:
+    """401 with the `invalid_token` challenge, or 503 when the issuer's keys cannot be fetched."""
+    if failure.status == 503:
+        message = f"Service unavailable: {failure.reason}"
+        return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers)
+    return http_error(failure.status, UNAUTHORIZED, f"Unauthorized: {failure.reason}", failure.headers)
 
 
 def correlation_id_of(request: Request) -> str | None:
@@ -52,9 +56,13 @@ def correlation_id_of(request: Request) -> str | None:
 class McpEndpoint:
     """Turns HTTP requests into protocol Inbound values and Outbound values back into HTTP responses."""
 
-    def __init__(self, server: McpServer, settings: Settings) -> None:
+    def __init__(
+        self, server: McpServer, settings: Settings, authenticator: Authenticator, logger: ToolLogger
+    ) -> None:
         self.server = server
         self.settings = settings
+        self.authenticator = authenticator
+        self.logger = logger
 
     async def __call__(self, request: Request) -> Response:
         headers = request.headers
@@ -62,6 +70,15 @@ class McpEndpoint:
             return http_error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed")
         if not host_allowed(headers.get("host"), self.settings.allowed_hosts):
             return http_error(403, INVALID_REQUEST, "Forbidden: Host is not allowed")
+        try:
+            auth = self.authenticator.authenticate(request)
+        except AuthFailure as failure:
+            # Never the token: only why it was refused.
+            self.logger.info(
+                "mcp_auth_refused",
+                extra={"event": "mcp_auth_refused", "status": failure.status, "reason": failure.reason},
+            )
+            return refused(failure)
         body: Any = None
         if request.method == "POST":
             rejected = self._check_post_headers(request)
@@ -78,12 +95,14 @@ class McpEndpoint:
                 return http_error(400, PARSE_ERROR, "Parse error: the body is nested too deeply")
         inbound = Inbound(
             http_method=request.method,
-            headers={k.lower(): v for k, v in headers.items()},
+            # The bearer token travels in `auth` only (for ctx.caller_token), never among the plain headers.
+            headers={k.lower(): v for k, v in headers.items() if k.lower() != "authorization"},
             body=body,
-            principal=principal_of(request),
+            principal=auth.principal,
             correlation_id=correlation_id_of(request),
             accepts_sse=accepts_sse(headers.get("accept")),
             lambda_context=request.scope.get("aws.context"),
+            auth=auth,
         )
         return to_response(await self.server.handle(inbound))
 

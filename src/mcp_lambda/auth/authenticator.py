@@ -1,0 +1,141 @@
+"""Who is calling, as AUTH_MODE says to find out.
+
+- `none`: nothing is checked; claims an API Gateway authorizer put in the event, if any, still name the caller.
+- `apigateway`: the HTTP API's JWT authorizer has validated the token; its claims name the caller, and a request
+  without them is refused (a route left without the authorizer must not serve anonymous callers).
+- `jwt`: this function validates the bearer JWT itself (`tokens.JwtVerifier`).
+
+In both protecting modes a refusal is a 401 whose `WWW-Authenticate` names the Protected Resource Metadata URL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from starlette.requests import Request
+
+from ..caller import Caller, RequestAuth, bearer_challenge, scopes_of, without_prefix
+from ..settings import Settings
+from .errors import AuthFailure
+from .metadata import metadata_url, protected_resource_metadata, resource_url
+from .tokens import JwtVerifier, selected_claims
+
+# RFC 6750 §2.1: `Bearer <b64token>`.
+BEARER = re.compile(r"^bearer +([A-Za-z0-9\-._~+/]+=*)$", re.IGNORECASE)
+MAX_TOKEN_LENGTH = 16 * 1024
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header; None for no header or another scheme."""
+    if not authorization or len(authorization) > MAX_TOKEN_LENGTH:
+        return None
+    match = BEARER.match(authorization.strip())
+    return match.group(1) if match else None
+
+
+def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = ()) -> Caller | None:
+    """The caller an API Gateway authorizer vouched for: JWT claims (`sub`, `iss`), or a Lambda authorizer's
+    `principalId`; None when the event carries neither."""
+    authorizer = _mapping(_mapping(event.get("requestContext")).get("authorizer"))
+    jwt = _mapping(authorizer.get("jwt"))
+    claims = _mapping(jwt.get("claims"))
+    subject = claims.get("sub")
+    if isinstance(subject, str) and subject:
+        issuer = claims.get("iss")
+        granted = set(scopes_of(claims))
+        if isinstance(jwt.get("scopes"), list):
+            granted.update(scopes_of({"scp": jwt["scopes"]}))
+        return Caller(
+            kind="jwt",
+            subject=subject,
+            issuer=issuer if isinstance(issuer, str) and issuer else None,
+            scopes=frozenset(granted),
+            claims=selected_claims(claims, exposed_claims),
+        )
+    context = _mapping(authorizer.get("lambda"))
+    principal = context.get("principalId")
+    if isinstance(principal, str) and principal:
+        return Caller(
+            kind="lambda",
+            subject=principal,
+            scopes=scopes_of(context),
+            claims=selected_claims(context, exposed_claims),
+        )
+    return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    # The event is API Gateway's, but a malformed one must still get an answer, not a 500.
+    return value if isinstance(value, Mapping) else {}
+
+
+class Authenticator:
+    """One per container: turns a request into its RequestAuth, or refuses it with AuthFailure."""
+
+    def __init__(self, settings: Settings, verifier: JwtVerifier | None = None) -> None:
+        self.settings = settings
+        self.mode = settings.auth_mode
+        self.issuer = settings.auth_issuer or ""
+        self.exposed_claims = settings.auth_caller_claims
+        self.scope_prefix = settings.auth_scope_prefix
+        if self.mode == "jwt" and verifier is None:
+            verifier = JwtVerifier(self.issuer, settings.auth_jwks_url, self.exposed_claims)
+        self.verifier = verifier
+
+    @property
+    def protects(self) -> bool:
+        """Whether this server is an OAuth resource server (and so serves Protected Resource Metadata)."""
+        return self.mode != "none"
+
+    def authenticate(self, request: Request) -> RequestAuth:
+        event = request.scope.get("aws.event") or {}
+        authorization = request.headers.get("authorization")
+        if not self.protects:
+            caller = self._named(authorizer_caller(event, self.exposed_claims))
+            return RequestAuth(caller, bearer_token(authorization) if caller else None)
+        resource = resource_url(self.settings, request)
+        protected = metadata_url(resource)
+        try:
+            token = bearer_token(authorization)
+            if self.mode == "apigateway":
+                caller = authorizer_caller(event, self.exposed_claims)
+                if caller is None:
+                    raise AuthFailure("no authenticated caller: the API Gateway authorizer passed no claims")
+            else:
+                if token is None:
+                    raise AuthFailure(_missing_token_reason(authorization))
+                assert self.verifier is not None
+                caller = self.verifier.verify(token, self.settings.auth_audience or (resource,))
+        except AuthFailure as failure:
+            failure.headers = _refusal_headers(failure, protected)
+            raise
+        return RequestAuth(self._named(caller), token, protected, self.scope_prefix)
+
+    def _named(self, caller: Caller | None) -> Caller | None:
+        """The caller with its scopes as tools name them (AUTH_SCOPE_PREFIX taken off)."""
+        if caller is None or not self.scope_prefix:
+            return caller
+        return replace(caller, scopes=without_prefix(caller.scopes, self.scope_prefix))
+
+    def metadata(self, request: Request, scopes: Sequence[str], name: str | None) -> dict[str, Any]:
+        """The Protected Resource Metadata, scopes named as the issuer names them (with AUTH_SCOPE_PREFIX)."""
+        advertised = [self.scope_prefix + scope for scope in scopes]
+        return protected_resource_metadata(
+            resource_url(self.settings, request), self.issuer, advertised, name
+        )
+
+
+def _missing_token_reason(authorization: str | None) -> str:
+    if not authorization:
+        return "no access token: send Authorization: Bearer <token>"
+    return "the Authorization header does not carry a Bearer token"
+
+
+def _refusal_headers(failure: AuthFailure, resource_metadata: str) -> dict[str, str]:
+    if failure.status == 503:
+        return {"retry-after": str(failure.retry_after_seconds or 5)}
+    challenge = bearer_challenge("invalid_token", resource_metadata, description=failure.reason)
+    return {"www-authenticate": challenge}
