@@ -21,7 +21,7 @@ LAYERS = (
     "app",
     "transport",
     "protocol",
-    "manifest | sessions",
+    "manifest | sessions | tasks",
     "tools",
     "platform_api | secrets",
     "observability",

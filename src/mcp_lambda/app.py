@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
+from .tasks import TaskInvoker, TaskStore
 from .tools import Business, load_business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
@@ -57,6 +59,8 @@ def create_app(
     settings: Settings | None = None,
     business: Business | None = None,
     sessions: SessionStore | None = None,
+    tasks: TaskStore | None = None,
+    invoker: TaskInvoker | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
@@ -70,12 +74,25 @@ def create_app(
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
     sessions = sessions or build_session_store(settings)
-    server = McpServer.create(business, settings, services, sessions, executor, output_schemas)
+    server = McpServer.create(
+        business, settings, services, sessions, executor, output_schemas, tasks=tasks, invoker=invoker
+    )
     endpoint = McpEndpoint(server, settings)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
     # For the handler's decorators and `make bench` (sessions.reads/.writes).
     app.state.logger, app.state.sessions = logger, sessions
+    app.state.tasks = server.tasks.store if server.tasks is not None else None
+
+    def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
+        # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(server.run_task(task_id, run, invocation_id))
+        finally:
+            loop.close()
+
+    app.state.run_task = run_task
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)

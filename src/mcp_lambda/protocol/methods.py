@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..tools import Business, InputRequired
+from ..tools import Business, InputRequired, ToolResult
 from ..tools.executor import ToolExecutor
 from .contexts import ContextFactory
 from .jsonrpc import INVALID_PARAMS, RpcError
@@ -13,6 +13,7 @@ from .pagination import listing
 from .params import optional_object, required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
+from .tasks import TaskMethods
 
 
 class ToolMethods:
@@ -24,8 +25,10 @@ class ToolMethods:
         rounds: Rounds,
         page_size: int,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
+        tasks: TaskMethods | None = None,
     ) -> None:
         self.business = business
+        self.tasks = tasks
         self.executor = executor
         self.contexts = contexts
         self.rounds = rounds
@@ -52,7 +55,17 @@ class ToolMethods:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
         arguments = optional_object(params, "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
-        result = await self.executor.run(spec, arguments, self.contexts(scope, name, inputs))
+        ctx = self.contexts(scope, name, inputs)
+        result: ToolResult | InputRequired
+        if spec.task != "forbidden" and self.tasks is not None and scope.era.tasks_negotiated(scope):
+            created = await self.tasks.create(scope, spec, arguments, ctx, inputs)
+            if isinstance(created, dict):
+                return created  # the CreateTaskResult
+            result = created
+        elif spec.task == "required":
+            return scope.era.tool_needs_task(scope, name)  # before the tool runs
+        else:
+            result = await self.executor.run(spec, arguments, ctx)
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
         return result.to_wire()

@@ -6,7 +6,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -22,6 +22,9 @@ HINT_OF_KEYWORD = {
 }
 ANNOTATION_KEYS = ("title", *HINT_OF_KEYWORD.values())
 # What MCP says a client must assume when a hint is left out.
+# Whether a call may run as a task (2026-07-28 `io.modelcontextprotocol/tasks`): never, the server's choice, always.
+TaskSupport = Literal["forbidden", "optional", "required"]
+TASK_SUPPORT: tuple[str, ...] = get_args(TaskSupport)
 HINT_DEFAULTS = {
     "readOnlyHint": False,
     "destructiveHint": True,
@@ -47,6 +50,9 @@ class ToolSpec:
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    task: TaskSupport = "forbidden"
+    # Runs in the request that would create the task: returns `input_required(...)` to ask first, or None.
+    before_task: Callable[..., Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -106,6 +112,8 @@ def tool(
     input_schema_override: dict[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
     meta: Mapping[str, Any] | None = None,
+    task: TaskSupport = "forbidden",
+    before_task: Callable[..., Any] | None = None,
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -115,6 +123,14 @@ def tool(
     only way to set the display name inside the annotations (`{"title": ...}`, read by 2025-03-26 clients).
     `input_schema_override` serves a hand-written JSON Schema verbatim (any 2020-12 keyword); arguments are then
     passed through unvalidated by pydantic. `safe_fields` names arguments whose values may appear in logs.
+
+    `task` says whether a call may run as a task (2026-07-28, a client that declares the
+    `io.modelcontextprotocol/tasks` extension): `"forbidden"` (the default: always answered at once),
+    `"optional"` (run as a task for such clients, synchronously for any other) or `"required"` (only as a task:
+    other clients get -32021, session clients an error result). `before_task` is called like the tool (same
+    arguments, same context parameter) in the request that would create the task; it returns
+    `input_required(...)` to ask the client first (a multi round-trip round) or None to start the task, whose
+    `ctx.input_responses` / `ctx.request_state` are then that last round's.
     """
     hints = {
         "read_only": read_only,
@@ -140,6 +156,12 @@ def tool(
         else:
             schema, arguments = input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
+        if task not in TASK_SUPPORT:
+            raise ToolSignatureError(f"tool '{tool_name}': task must be one of {', '.join(TASK_SUPPORT)}")
+        if before_task is not None and (task == "forbidden" or not callable(before_task)):
+            raise ToolSignatureError(
+                f"tool '{tool_name}': before_task needs a callable and task= optional/required"
+            )
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         return ToolSpec(
             name=tool_name,
@@ -155,6 +177,8 @@ def tool(
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            task=task,
+            before_task=before_task,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # Framework result codes (the error branch's `structuredContent.code`); businesses use their own ranges.
 INVALID_ARGUMENTS = 40000
 INPUT_REQUIRED_UNSUPPORTED = 40010
+TASK_REQUIRED_UNSUPPORTED = 40011
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
@@ -21,6 +22,7 @@ DEFAULT_RETRY_AFTER_MS = 1000
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
     INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
+    TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
     RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
     SECRET_UNAVAILABLE: (False, "escalate_to_human"),
 }
