@@ -28,6 +28,8 @@ READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
 SESSIONS_PARTITION_KEY = "session_id"
 SESSIONS_TTL_ATTRIBUTE = "expires_at"
+TASKS_PARTITION_KEY = "task_id"
+TASKS_TTL_ATTRIBUTE = "expires_at"
 
 
 class ServiceError(RuntimeError):
@@ -193,18 +195,26 @@ def moto_server(port: int | None = None, host: str = HOST) -> LocalService:
 
 def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
     """Create the sessions table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    _create_table(dynamodb_client, table_name, SESSIONS_PARTITION_KEY, SESSIONS_TTL_ATTRIBUTE)
+
+
+def create_tasks_table(dynamodb_client: Any, table_name: str) -> None:
+    """Create the tasks table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    _create_table(dynamodb_client, table_name, TASKS_PARTITION_KEY, TASKS_TTL_ATTRIBUTE)
+
+
+def _create_table(dynamodb_client: Any, table_name: str, key: str, ttl_attribute: str) -> None:
     dynamodb_client.create_table(
         TableName=table_name,
         BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[{"AttributeName": SESSIONS_PARTITION_KEY, "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": SESSIONS_PARTITION_KEY, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": key, "KeyType": "HASH"}],
     )
     dynamodb_client.get_waiter("table_exists").wait(
         TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50}
     )
     dynamodb_client.update_time_to_live(
-        TableName=table_name,
-        TimeToLiveSpecification={"AttributeName": SESSIONS_TTL_ATTRIBUTE, "Enabled": True},
+        TableName=table_name, TimeToLiveSpecification={"AttributeName": ttl_attribute, "Enabled": True}
     )
 
 
