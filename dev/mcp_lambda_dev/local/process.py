@@ -59,6 +59,15 @@ def answers(url: str) -> bool:
 @contextmanager
 def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> Iterator[str]:
     """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit."""
+    with server_process(business, timeout_seconds, **env) as (url, _process):
+        yield url
+
+
+@contextmanager
+def server_process(
+    business: str, timeout_seconds: float = 30.0, **env: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`running_server`, also yielding the process (a test may kill it: a container that dies mid-task)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
@@ -85,7 +94,7 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
             time.sleep(0.1)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:
