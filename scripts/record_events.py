@@ -301,11 +301,6 @@ TASKS_2026_07_28 = [
         body=modern("tasks/get", {"taskId": "{{task_id}}"}, 5),
         headers=TASK,
     ),
-    Step(
-        "tools_call_export_trip_plan_sync_without_the_extension",
-        body=modern("tools/call", {"name": "export_trip_plan", "arguments": TRIP}, 6),
-        headers=modern_headers("tools/call", "export_trip_plan"),
-    ),
 ]
 
 CONVERSATIONS = {
