@@ -82,7 +82,6 @@ def create_app(
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
     # For the handler's decorators and `make bench` (sessions.reads/.writes).
     app.state.logger, app.state.sessions = logger, sessions
-    app.state.tasks = server.tasks.store if server.tasks is not None else None
 
     def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
         # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).
