@@ -1,11 +1,14 @@
 """`make conformance`: serve the `conformance` business through the Lambda handler and run the official MCP
 conformance suite at 2026-07-28 and 2025-11-25. Exit 0 only when every scored scenario passes (2025-11-25: all
-but the expected failures listed in tests/conformance/)."""
+but the expected failures listed in tests/conformance/) and every check of the extension scenarios this server
+implements passes too (the suite runs and reports those, but never scores them)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,14 +20,38 @@ from mcp_lambda_dev.local.process import running_server  # noqa: E402
 
 SUITE = ROOT / "scripts" / "mcp-conformance"  # the team runner when present, else a pinned npm install
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}
+# Unscored extension scenarios held to the same bar: every check passes (a harness SKIPPED is not a failure).
+SERVED_EXTENSIONS = {"2026-07-28": ("tasks-",)}
+FAILING = frozenset({"FAILURE", "WARNING"})
 
 
 def run_suite(url: str, revision: str, out_dir: Path) -> tuple[int, str]:
+    shutil.rmtree(out_dir, ignore_errors=True)  # results of an earlier run must not count for this one
     command = [str(SUITE), url, revision, str(out_dir)]
     if revision in EXPECTED:
         command += ["--expected-failures", str(EXPECTED[revision])]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     return done.returncode, done.stdout + done.stderr
+
+
+def extension_problems(revision: str, out_dir: Path) -> tuple[list[str], int]:
+    """(one line per failing check, checks seen) of the served extension scenarios in the suite's results."""
+    problems, seen = [], 0
+    scenarios = set()
+    for path in sorted(out_dir.glob("server-*/checks.json")):
+        scenario = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T.*$", "", path.parent.name)
+        if not scenario.startswith(SERVED_EXTENSIONS.get(revision, ())):
+            continue
+        scenarios.add(scenario)
+        for check in json.loads(path.read_text()):
+            seen += 1
+            if check.get("status") in FAILING:
+                problems.append(
+                    f"{scenario}:{check.get('id')}: {check.get('status')} {check.get('errorMessage')}"
+                )
+    if SERVED_EXTENSIONS.get(revision) and not scenarios:
+        problems.append(f"no results of the served extension scenarios {SERVED_EXTENSIONS[revision]}")
+    return problems, seen
 
 
 def main() -> int:
@@ -47,6 +74,15 @@ def main() -> int:
             if code != 0:
                 status = 1
                 print(output[-4000:])
+            problems, checks = extension_problems(revision, Path(args.out) / revision)
+            if SERVED_EXTENSIONS.get(revision):
+                verdict = "PASS" if not problems else "FAIL"
+                print(
+                    f"{revision} extensions {', '.join(SERVED_EXTENSIONS[revision])}: {verdict} ({checks} checks)"
+                )
+            for problem in problems:
+                status = 1
+                print(f"  ✗ {problem}")
     return status
 
 

@@ -21,7 +21,7 @@ LAYERS = (
     "app",
     "transport",
     "protocol | auth",
-    "manifest | sessions | idempotency",
+    "manifest | sessions | idempotency | tasks",
     "tools",
     "platform_api | secrets | caller",
     "observability",

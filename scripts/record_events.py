@@ -18,9 +18,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 
-from tests.support.replay import observed, substitute  # noqa: E402
+from tests.support.replay import generalize_task_times, observed, substitute  # noqa: E402
 
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
+from mcp_lambda_dev.local.lambda_service import LocalLambda  # noqa: E402
 
 EVENTS_DIR = REPO / "events" / "demo"
 HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"
@@ -40,6 +41,9 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     raw: str | None = None
     capture_session: str | None = None  # placeholder name for the Mcp-Session-Id this response mints
+    capture_task: str | None = None  # placeholder name for the taskId this response mints
+    # Not an HTTP request: the task worker invocation the previous steps queued (the internal event).
+    worker: bool = False
 
 
 def rpc(
@@ -53,16 +57,21 @@ def rpc(
     return message
 
 
-def meta(version: str = MODERN) -> dict[str, Any]:
+def meta(version: str = MODERN, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities or {},
         "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "1.0"},
     }
 
 
-def modern(method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> dict[str, Any]:
-    return rpc(method, {**(params or {}), "_meta": meta()}, request_id)
+def modern(
+    method: str,
+    params: dict[str, Any] | None = None,
+    request_id: int = 1,
+    capabilities: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return rpc(method, {**(params or {}), "_meta": meta(capabilities=capabilities)}, request_id)
 
 
 def modern_headers(method: str, name: str | None = None, version: str = MODERN) -> dict[str, str]:
@@ -294,12 +303,39 @@ BAD_INPUTS = [
     Step("modern_tools_list_still_served", body=modern("tools/list", request_id=30), headers=LIST_HEADERS),
 ]
 
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+TRIP = {"stops": ["guomao", "forbidden_city", "sanlitun"], "travel_mode": "transit", "file_format": "pdf"}
+TASK = modern_headers("tasks/get", "{{task_id}}")
+# The tasks extension: a long export answered as a task, worked by the asynchronous self-invocation, polled.
+TASKS_2026_07_28 = [
+    Step(
+        "tools_call_export_trip_plan_task",
+        body=modern("tools/call", {"name": "export_trip_plan", "arguments": TRIP}, 1, TASKS),
+        headers=modern_headers("tools/call", "export_trip_plan"),
+        capture_task="task_id",
+    ),
+    Step("tasks_get_working", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 2, TASKS), headers=TASK),
+    Step("task_worker_invocation", worker=True),
+    Step("tasks_get_completed", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 3, TASKS), headers=TASK),
+    Step(
+        "tasks_cancel_after_completion",
+        body=modern("tasks/cancel", {"taskId": "{{task_id}}"}, 4, TASKS),
+        headers=modern_headers("tasks/cancel", "{{task_id}}"),
+    ),
+    Step(
+        "tasks_get_without_the_extension_32021",
+        body=modern("tasks/get", {"taskId": "{{task_id}}"}, 5),
+        headers=TASK,
+    ),
+]
+
 CONVERSATIONS = {
     "doubao_2024_11_05": DOUBAO_2024_11_05,
     "modern_2026_07_28": MODERN_2026_07_28,
     "four_cases": FOUR_CASES,
     "bad_inputs": BAD_INPUTS,
     "exactly_once_2026_07_28": EXACTLY_ONCE,
+    "tasks_2026_07_28": TASKS_2026_07_28,
 }
 
 
@@ -331,7 +367,7 @@ def generalize(value: Any, bindings: dict[str, str]) -> Any:
     return value
 
 
-def record(handler: Any) -> None:
+def record(handler: Any, invocations: list[dict[str, Any]]) -> None:
     if EVENTS_DIR.exists():
         shutil.rmtree(EVENTS_DIR)
     for conversation, steps in CONVERSATIONS.items():
@@ -339,6 +375,15 @@ def record(handler: Any) -> None:
         folder.mkdir(parents=True)
         bindings: dict[str, str] = {}
         for index, step in enumerate(steps, start=1):
+            if step.worker:
+                # What the earlier step queued with lambda:InvokeFunction (Event), as Lambda delivers it.
+                queued = invocations.pop(0)
+                event = generalize(queued, bindings)
+                outcome = handler(queued, LocalContext())
+                expected: dict[str, Any] = {"result": generalize(outcome, bindings)}
+                _write(folder, f"{index:02d}_{step.name}", event, expected)
+                print(f"{conversation}/{index:02d}_{step.name}: {outcome.get('status')}")
+                continue
             event = build_event(conversation, index, step)
             response = handler(substitute(event, bindings), LocalContext())
             seen = observed(response)
@@ -350,25 +395,37 @@ def record(handler: Any) -> None:
                 if minted not in bindings.values():
                     count = sum(name.startswith("subscription_id") for name in bindings)
                     bindings["subscription_id" + (f"_{count + 1}" if count else "")] = minted
+            if step.capture_task:
+                bindings[step.capture_task] = seen["body"]["result"]["taskId"]
             expected = {
                 "statusCode": seen["statusCode"],
                 "headers": generalize(seen["headers"], bindings),
-                "body": generalize(seen["body"], bindings),
+                "body": generalize_task_times(generalize(seen["body"], bindings), index),
             }
             stem = f"{index:02d}_{step.name}"
-            (folder / f"{stem}.json").write_text(
-                json.dumps(event, indent=2, ensure_ascii=False) + "\n", "utf-8"
-            )
-            (folder / f"{stem}.expected.json").write_text(
-                json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8"
-            )
+            _write(folder, stem, event, expected)
             print(f"{conversation}/{stem}: {seen['statusCode']}")
+        assert not invocations, f"{conversation}: worker invocations left undelivered: {invocations}"
+
+
+def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> None:
+    (folder / f"{stem}.json").write_text(json.dumps(event, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    (folder / f"{stem}.expected.json").write_text(
+        json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8"
+    )
 
 
 def main() -> None:
+    # Task workers are asynchronous self-invocations: point them at a local Invoke API that only records them,
+    # so each is delivered (and recorded) as a step of its own.
+    invoke_api = LocalLambda("mcp-replay-demo", execute=False).start()
+    invoke_api.configure_environment()
     from mcp_lambda.handler import handler
 
-    record(handler)
+    try:
+        record(handler, invoke_api.invocations)
+    finally:
+        invoke_api.stop()
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ SESSIONS_TTL_ATTRIBUTE = "expires_at"
 # Powertools Idempotency's DynamoDB item shape (mcp_lambda.idempotency.stores; template.yaml's IdempotencyTable).
 IDEMPOTENCY_PARTITION_KEY = "id"
 IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
+# The tasks table (mcp_lambda.tasks; template.yaml's TasksTable).
+TASKS_PARTITION_KEY = "task_id"
+TASKS_TTL_ATTRIBUTE = "expires_at"
 
 
 class ServiceError(RuntimeError):
@@ -218,18 +221,26 @@ def oauth_server(port: int | None = None, install_dir: Path | None = None) -> Lo
 
 def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
     """Create the sessions table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    _create_table(dynamodb_client, table_name, SESSIONS_PARTITION_KEY, SESSIONS_TTL_ATTRIBUTE)
+
+
+def create_tasks_table(dynamodb_client: Any, table_name: str) -> None:
+    """Create the tasks table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    _create_table(dynamodb_client, table_name, TASKS_PARTITION_KEY, TASKS_TTL_ATTRIBUTE)
+
+
+def _create_table(dynamodb_client: Any, table_name: str, key: str, ttl_attribute: str) -> None:
     dynamodb_client.create_table(
         TableName=table_name,
         BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[{"AttributeName": SESSIONS_PARTITION_KEY, "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": SESSIONS_PARTITION_KEY, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": key, "KeyType": "HASH"}],
     )
     dynamodb_client.get_waiter("table_exists").wait(
         TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50}
     )
     dynamodb_client.update_time_to_live(
-        TableName=table_name,
-        TimeToLiveSpecification={"AttributeName": SESSIONS_TTL_ATTRIBUTE, "Enabled": True},
+        TableName=table_name, TimeToLiveSpecification={"AttributeName": ttl_attribute, "Enabled": True}
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
+from .tasks import TaskInvoker, TaskStore
 from .tools import Business, load_business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
@@ -74,6 +76,8 @@ def create_server(
     business: Business,
     sessions: SessionStore,
     idempotency: IdempotencyStore | None = None,
+    tasks: TaskStore | None = None,
+    invoker: TaskInvoker | None = None,
 ) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name)
@@ -86,7 +90,17 @@ def create_server(
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
     idempotency = idempotency or build_idempotency_store(settings)
-    return McpServer.create(business, settings, services, sessions, executor, output_schemas, idempotency)
+    return McpServer.create(
+        business,
+        settings,
+        services,
+        sessions,
+        executor,
+        output_schemas,
+        idempotency,
+        tasks=tasks,
+        invoker=invoker,
+    )
 
 
 def create_app(
@@ -94,19 +108,31 @@ def create_app(
     business: Business | None = None,
     sessions: SessionStore | None = None,
     idempotency: IdempotencyStore | None = None,
+    tasks: TaskStore | None = None,
+    invoker: TaskInvoker | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name)
     sessions = sessions or build_session_store(settings)
     idempotency = idempotency or build_idempotency_store(settings)
-    server = create_server(settings, business, sessions, idempotency)
+    server = create_server(settings, business, sessions, idempotency, tasks, invoker)
     authenticator = Authenticator(settings)
     endpoint = McpEndpoint(server, settings, authenticator, logger)
 
     app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
     # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
     app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
+
+    def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
+        # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(server.run_task(task_id, run, invocation_id))
+        finally:
+            loop.close()
+
+    app.state.run_task = run_task
     app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
     if authenticator.protects:
         add_protected_resource_metadata(app, authenticator, business)

@@ -63,6 +63,14 @@ class Settings(BaseSettings):
     idempotency_store: Literal["memory", "dynamodb"] = "memory"
     idempotency_table: str | None = None
     idempotency_ttl_seconds: int = Field(600, ge=1)
+    # Tasks (2026-07-28 `io.modelcontextprotocol/tasks`): where tasks live, how long, and the worker's time limit.
+    tasks_store: Literal["memory", "dynamodb"] = "memory"
+    tasks_table: str | None = None
+    task_ttl_ms: int = Field(86_400_000, ge=60_000)
+    task_poll_interval_ms: int = Field(1000, ge=100)
+    task_worker_timeout_seconds: int = Field(900, ge=1, le=900)
+    # Set by the Lambda runtime (and by `make run`): the function a task's worker invocation targets (itself).
+    aws_lambda_function_name: str | None = None
     secret_id: str | None = None
     secrets_max_age_seconds: int = Field(300, ge=0)
     doubao_openapi_base_domain: str | None = None
@@ -140,6 +148,12 @@ class Settings(BaseSettings):
         if settings.auth_mode != "none" and not settings.auth_issuer:
             raise SettingsError(
                 f"invalid configuration: AUTH_ISSUER is required when AUTH_MODE={settings.auth_mode}"
+            )
+        if settings.tasks_store == "dynamodb" and not settings.tasks_table:
+            raise SettingsError("invalid configuration: TASKS_TABLE is required when TASKS_STORE=dynamodb")
+        if settings.task_ttl_ms <= settings.task_worker_timeout_seconds * 1000:
+            raise SettingsError(
+                "invalid configuration: TASK_TTL_MS must be longer than TASK_WORKER_TIMEOUT_SECONDS"
             )
         return settings
 

@@ -148,8 +148,9 @@ def test_subscriptions_listen_is_not_served() -> None:
 def test_capabilities_match_what_is_served() -> None:
     _, body = Caller().modern("server/discover")
     caps = body["result"]["capabilities"]
-    assert set(caps) == {"tools", "resources", "prompts", "completions"}
+    assert set(caps) == {"tools", "resources", "prompts", "completions", "extensions"}
     assert "subscribe" not in caps["resources"]
+    assert caps["extensions"] == {"io.modelcontextprotocol/tasks": {}}  # the fixtures have task tools
 
 
 def test_oversized_client_capabilities_are_refused_not_stored() -> None:

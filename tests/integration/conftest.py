@@ -90,6 +90,31 @@ def sessions_table(dynamodb_client: Any) -> Iterator[str]:
 
 
 @pytest.fixture
+def tasks_table(dynamodb_client: Any) -> Iterator[str]:
+    """A fresh tasks table (template.yaml's key schema and TTL attribute), deleted afterwards."""
+    name = f"tasks-{uuid.uuid4().hex[:12]}"
+    services.create_tasks_table(dynamodb_client, name)
+    yield name
+    with contextlib.suppress(BotoCoreError, ClientError):
+        dynamodb_client.delete_table(TableName=name)
+
+
+@pytest.fixture
+def dynamodb_tasks_env(
+    monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, tasks_table: str
+) -> dict[str, str]:
+    """Environment that makes the runtime use the DynamoDB task store against DynamoDB Local."""
+    env = {
+        "TASKS_STORE": "dynamodb",
+        "TASKS_TABLE": tasks_table,
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint_url,
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+@pytest.fixture
 def dynamodb_session_env(
     monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, sessions_table: str
 ) -> dict[str, str]:

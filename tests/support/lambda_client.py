@@ -16,6 +16,7 @@ from mcp_lambda.app import create_app
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.tasks import TaskInvoker, TaskStore
 from mcp_lambda.tools import Business
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
@@ -33,14 +34,19 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 
 def build_handler(
-    business: Business | None, settings: Settings | None = None, sessions: SessionStore | None = None
+    business: Business | None,
+    settings: Settings | None = None,
+    sessions: SessionStore | None = None,
+    tasks: TaskStore | None = None,
+    invoker: TaskInvoker | None = None,
 ) -> LambdaHandler:
     """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
     `business=None`, the one `settings.business` names, loaded as the deployed handler loads it)."""
     if settings is None:
         assert business is not None, "name the business, or pass the settings that name it"
         settings = Settings(business=business.name)
-    return lambda_handler(create_app(settings, business, sessions or MemorySessionStore()))
+    app = create_app(settings, business, sessions or MemorySessionStore(), tasks=tasks, invoker=invoker)
+    return lambda_handler(app)
 
 
 # Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so it needs the calling
@@ -209,12 +215,13 @@ def modern_request(
     params: dict[str, Any] | None = None,
     request_id: int | str = 1,
     version: str = MODERN_VERSION,
+    capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": request_id,
         "method": method,
-        "params": {**(params or {}), "_meta": meta(version)},
+        "params": {**(params or {}), "_meta": meta(version, capabilities)},
     }
 
 
@@ -225,20 +232,35 @@ def modern_headers(method: str, name: str | None = None, version: str = MODERN_V
     return headers
 
 
-class ModernClient:
-    """A 2026-07-28 client: every request carries `_meta` and the routing headers."""
+# The params field each name-bearing method mirrors in Mcp-Name (SEP-2243; SEP-2663 adds the task methods).
+NAME_FIELDS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
-    def __init__(self, client: LambdaClient) -> None:
+
+class ModernClient:
+    """A 2026-07-28 client: every request carries `_meta` (declaring `capabilities`) and the routing headers."""
+
+    def __init__(
+        self, client: LambdaClient, capabilities: dict[str, Any] | None = None, authorizer: Any = None
+    ) -> None:
         self.client = client
+        self.capabilities = capabilities
+        self.authorizer = authorizer
         self.next_id = 1
 
     def request(self, method: str, params: dict[str, Any] | None = None, **headers: str) -> Reply:
         self.next_id += 1
-        name = (params or {}).get("uri" if method == "resources/read" else "name")
-        named = method in ("tools/call", "prompts/get", "resources/read")
-        base = modern_headers(method, name if named else None)
+        field = NAME_FIELDS.get(method)
+        base = modern_headers(method, (params or {}).get(field) if field else None)
         extra = {k.replace("_", "-"): v for k, v in headers.items()}
-        return self.client.post(modern_request(method, params, self.next_id), {**base, **extra})
+        body = modern_request(method, params, self.next_id, capabilities=self.capabilities)
+        return self.client.post(body, {**base, **extra}, authorizer=self.authorizer)
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Reply:
         return self.request("tools/call", {"name": name, "arguments": arguments or {}})

@@ -6,11 +6,12 @@ Modern (2026-07-28) messages use the 2026-07-28 generated models; legacy message
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Literal
 
 from mcp_types import _v2025_11_25 as legacy_types
 from mcp_types import _v2026_07_28 as modern_types
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, field_validator
 
 MODERN_RESULTS: dict[str, type[BaseModel]] = {
     "server/discover": modern_types.DiscoverResult,
@@ -26,6 +27,59 @@ MODERN_ERRORS: dict[int, type[BaseModel]] = {
     -32020: modern_types.HeaderMismatchError,
     -32022: modern_types.UnsupportedProtocolVersionError,
 }
+ISO_8601 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+class TaskShape(BaseModel):
+    """SEP-2663's `Task` (mcp_types has no model of the extension): written from the SEP text, not our code."""
+
+    model_config = ConfigDict(extra="allow")
+
+    taskId: StrictStr
+    status: Literal["working", "input_required", "completed", "cancelled", "failed"]
+    statusMessage: StrictStr | None = None
+    createdAt: StrictStr
+    lastUpdatedAt: StrictStr
+    ttlMs: StrictInt | None
+    pollIntervalMs: StrictInt | None = None
+
+    @field_validator("createdAt", "lastUpdatedAt")
+    @classmethod
+    def _iso(cls, value: str) -> str:
+        assert ISO_8601.match(value), f"not ISO-8601: {value}"
+        return value
+
+
+# Keys the v2 wire never carries on a task (v1 names, the MRTR state, a nested envelope).
+NEVER_ON_A_TASK = ("task", "ttl", "pollInterval", "requestState")
+
+
+def check_task(result: dict[str, Any], result_type: str) -> None:
+    """A CreateTaskResult (`resultType: "task"`) or a tasks/get DetailedTask (`"complete"`)."""
+    TaskShape.model_validate(result)
+    assert result["resultType"] == result_type, result
+    assert result["ttlMs"] is None or result["ttlMs"] > 0
+    assert result.get("pollIntervalMs") is None or result["pollIntervalMs"] > 0
+    assert not [key for key in NEVER_ON_A_TASK if key in result], result
+    payload = {key for key in ("result", "error", "inputRequests") if key in result}
+    if result_type == "task":
+        assert not payload, f"CreateTaskResult carries {payload}"
+        return
+    status = result["status"]
+    expected = {"completed": {"result"}, "failed": {"error"}, "input_required": {"inputRequests"}}
+    assert payload == expected.get(status, set()), f"{status} task carries {payload}"
+    if status == "completed":
+        inlined = result["result"]
+        modern_types.CallToolResult.model_validate(inlined)
+        assert "io.modelcontextprotocol/related-task" not in (inlined.get("_meta") or {})
+    elif status == "failed":
+        modern_types.Error.model_validate(result["error"])
+    elif status == "input_required":
+        assert result["inputRequests"], "input_required needs at least one input request"
+        for request in result["inputRequests"].values():
+            assert isinstance(request.get("method"), str) and isinstance(request.get("params"), dict)
+
+
 # Fields that only exist at 2026-07-28 and must never appear on a legacy result.
 MODERN_ONLY_FIELDS = ("resultType", "ttlMs", "cacheScope")
 
@@ -45,6 +99,14 @@ def check_modern(message: Any, method: str | None = None) -> None:
     modern_types.JSONRPCResultResponse.model_validate(message)
     result = message["result"]
     assert "resultType" in result, "every 2026-07-28 result carries resultType"
+    if result["resultType"] == "task":
+        assert method == "tools/call", f"only tools/call may answer a task, not {method}"
+        check_task(result, "task")
+        return
+    if method == "tasks/get":
+        check_task(result, "complete")
+    elif method in ("tasks/update", "tasks/cancel"):
+        assert set(result) <= {"resultType", "_meta"} and result["resultType"] == "complete", result
     if method in MODERN_RESULTS:
         MODERN_RESULTS[method].model_validate(result)
     if method == "tools/list":

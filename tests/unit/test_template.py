@@ -15,11 +15,14 @@ from scripts.services import (
     IDEMPOTENCY_TTL_ATTRIBUTE,
     SESSIONS_PARTITION_KEY,
     SESSIONS_TTL_ATTRIBUTE,
+    TASKS_PARTITION_KEY,
+    TASKS_TTL_ATTRIBUTE,
 )
 
 from mcp_lambda.auth import METADATA_PATHS
 from mcp_lambda.idempotency import stores
 from mcp_lambda.settings import Settings
+from mcp_lambda.tasks.base import START_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
@@ -30,6 +33,8 @@ METADATA_ROUTES = {
     ("GET", "/.well-known/oauth-protected-resource"),
     ("GET", "/.well-known/oauth-protected-resource/mcp"),
 }
+# The task store reads consistently and writes whole items (conditionally): nothing else.
+TASK_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem"}
 SECRET_REF = {"Fn::If": ["CreateSecret", {"Ref": "BusinessSecret"}, {"Ref": "ExistingSecretArn"}]}
 
 
@@ -101,7 +106,20 @@ def test_function_runs_the_handler_on_python_3_13_arm64(function: dict[str, Any]
     assert function["CodeUri"] == "src/"
     assert function["Handler"] == "mcp_lambda.handler.handler"
     assert "def handler(" in (ROOT / "src" / "mcp_lambda" / "handler.py").read_text()
-    assert function["Timeout"] < 30, "HTTP API integrations time out at 30 s"
+
+
+def test_the_timeout_is_the_task_workers_and_the_app_knows_it(
+    template: dict[str, Any], function: dict[str, Any]
+) -> None:
+    # HTTP requests are cut off by API Gateway at 30 s whatever the function's timeout; task workers get it all.
+    parameter = template["Parameters"]["TaskWorkerTimeoutSeconds"]
+    assert function["Timeout"] == {"Ref": "TaskWorkerTimeoutSeconds"}
+    assert function["Environment"]["Variables"]["TASK_WORKER_TIMEOUT_SECONDS"] == {
+        "Ref": "TaskWorkerTimeoutSeconds"
+    }
+    assert parameter["MaxValue"] == 900 and parameter["MinValue"] >= 30, "Lambda's limit is 15 minutes"
+    ttl = template["Parameters"]["TaskTtlMs"]
+    assert ttl["MinValue"] > parameter["MaxValue"] * 1000, "a task must outlive its worker"
 
 
 def test_mcp_routes_are_post_get_delete_on_the_http_api(
@@ -216,20 +234,65 @@ def test_idempotency_table_matches_powertools_items_and_is_protected(template: d
     assert table["SSESpecification"] == {"SSEEnabled": True}
 
 
-def test_policies_grant_only_the_table_calls_and_the_one_secret(function: dict[str, Any]) -> None:
+def test_policies_grant_only_the_table_calls_the_self_invoke_and_the_one_secret(
+    function: dict[str, Any],
+) -> None:
     assert len(function["Policies"]) == 1, "no SAM policy templates or managed policies beyond the inline one"
     statements = function["Policies"][0]["Statement"]
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in statements}
     table = by_resource[json.dumps({"Fn::GetAtt": ["SessionsTable", "Arn"]}, sort_keys=True)]
     idempotency = by_resource[json.dumps({"Fn::GetAtt": ["IdempotencyTable", "Arn"]}, sort_keys=True)]
+    tasks = by_resource[json.dumps({"Fn::GetAtt": ["TasksTable", "Arn"]}, sort_keys=True)]
+    (invoke,) = [s for s in statements if s["Action"] == "lambda:InvokeFunction"]
     secret = by_resource[json.dumps(SECRET_REF, sort_keys=True)]
 
-    assert len(statements) == 3
+    assert len(statements) == 5
     assert all(s["Effect"] == "Allow" for s in statements)
     assert set(table["Action"]) == SESSION_ACTIONS
     assert set(idempotency["Action"]) == IDEMPOTENCY_ACTIONS
+    assert set(tasks["Action"]) == TASK_ACTIONS
     assert secret["Action"] == "secretsmanager:GetSecretValue"
     assert not any("*" in json.dumps(s) for s in statements)
+    # The function may invoke exactly itself: the name it is given, not an ARN that would refer to itself.
+    assert invoke["Resource"]["Fn::Sub"].endswith(":function:" + function["FunctionName"]["Fn::Sub"])
+
+
+def test_the_function_never_refers_to_itself(template: dict[str, Any], function: dict[str, Any]) -> None:
+    # A Ref/GetAtt of McpFunction inside its own properties is a circular dependency CloudFormation refuses.
+    (logical_id,) = [k for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::Function"]
+    references = [
+        node
+        for node in _walk(function)
+        if isinstance(node, dict)
+        and (node.get("Ref") == logical_id or (node.get("Fn::GetAtt") or [None])[0] == logical_id)
+    ]
+    assert not references
+    assert function["FunctionName"] == {"Fn::Sub": "${AWS::StackName}-mcp"}
+
+
+def test_task_workers_are_never_retried_and_their_failures_are_kept(function: dict[str, Any]) -> None:
+    config = function["EventInvokeConfig"]
+
+    assert config["MaximumRetryAttempts"] == 0, "a tool may not be idempotent: a failed worker is not rerun"
+    # Not started within the store's grace: dropped (and the task reads failed once its deadline passes).
+    assert config["MaximumEventAgeInSeconds"] == START_GRACE_SECONDS
+    assert config["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS",
+        "Destination": {"Fn::GetAtt": ["TaskFailuresQueue", "Arn"]},
+    }
+
+
+def test_tasks_table_matches_the_store_and_is_protected(template: dict[str, Any]) -> None:
+    table = template["Resources"]["TasksTable"]["Properties"]
+    queue = template["Resources"]["TaskFailuresQueue"]["Properties"]
+
+    assert table["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["KeySchema"] == [{"AttributeName": TASKS_PARTITION_KEY, "KeyType": "HASH"}]
+    assert table["AttributeDefinitions"] == [{"AttributeName": TASKS_PARTITION_KEY, "AttributeType": "S"}]
+    assert table["TimeToLiveSpecification"] == {"AttributeName": TASKS_TTL_ATTRIBUTE, "Enabled": True}
+    assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert queue["SqsManagedSseEnabled"] is True
 
 
 def test_environment_names_the_business_table_and_secret(function: dict[str, Any]) -> None:
@@ -241,6 +304,9 @@ def test_environment_names_the_business_table_and_secret(function: dict[str, Any
     assert env["IDEMPOTENCY_STORE"] == "dynamodb"
     assert env["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}
     assert env["IDEMPOTENCY_TTL_SECONDS"] == {"Ref": "IdempotencyTtlSeconds"}
+    assert env["TASKS_STORE"] == "dynamodb"
+    assert env["TASKS_TABLE"] == {"Ref": "TasksTable"}
+    assert env["TASK_TTL_MS"] == {"Ref": "TaskTtlMs"}
     assert env["SECRET_ID"] == SECRET_REF
     assert env["MANIFEST_DIR"] == "/var/task/manifest"
     assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETSMANAGER"] == ""
@@ -265,6 +331,7 @@ def test_environment_is_a_valid_runtime_configuration(
     settings = Settings.from_env(env)
 
     assert settings.session_store == "dynamodb"
+    assert settings.tasks_store == "dynamodb"
     assert settings.business == "demo"
     assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl_seconds == 600
 

@@ -8,13 +8,14 @@ from .content import CONTENT_TOOLS
 from .mrtr import MRTR_TOOLS
 from .prompts import PROMPTS, complete
 from .resources import RESOURCE_TEMPLATES, RESOURCES
+from .tasks import TASK_TOOLS
 
 BUSINESS = Business(
     name="conformance",
     title="MCP conformance fixtures",
     version="1.0.0",
     instructions="Fixtures for the official MCP conformance suite.",
-    tools=[*CONTENT_TOOLS, *MRTR_TOOLS],
+    tools=[*CONTENT_TOOLS, *MRTR_TOOLS, *TASK_TOOLS],
     resources=RESOURCES,
     resource_templates=RESOURCE_TEMPLATES,
     prompts=PROMPTS,

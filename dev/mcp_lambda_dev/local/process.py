@@ -65,6 +65,15 @@ def running_server(
     """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit.
 
     `server_args` go to the server's command line (e.g. `--remap-www-authenticate`)."""
+    with server_process(business, timeout_seconds, server_args, **env) as (url, _process):
+        yield url
+
+
+@contextmanager
+def server_process(
+    business: str, timeout_seconds: float = 30.0, server_args: Sequence[str] = (), **env: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`running_server`, also yielding the process (a test may kill it: a container that dies mid-task)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
@@ -95,7 +104,7 @@ def running_server(
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
             time.sleep(0.1)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:

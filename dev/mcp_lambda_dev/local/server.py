@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .events import LocalContext, http_event, response_body
+from .lambda_service import LocalLambda
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
@@ -92,9 +93,16 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*,localhost,127.0.0.1,[::1]")
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
+    # worker threads call this same handler with the internal task event.
+    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
+    invoke_api.configure_environment()
     module_name, _, function_name = args.handler.rpartition(".")
     handler: LambdaHandler = getattr(importlib.import_module(module_name), function_name)
     from mcp_lambda.settings import get_settings
+
+    invoke_api.handler = handler
+    invoke_api.timeout_seconds = get_settings().task_worker_timeout_seconds
 
     server = ThreadingHTTPServer(
         (args.host, args.port),
@@ -110,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         pass
     finally:
         server.server_close()
+        invoke_api.stop()
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 search_routes (a route card with history refresh), search_routes_for_reference (the same entity, no card),
 search_products (a product list card whose items the model may narrow), subscribe_product (an action result);
-list_subscriptions shows each caller only its own alerts; error codes are in `codes`. The contract itself is manifest/demo.yaml.
+list_subscriptions shows each caller only its own alerts; export_trip_plan is a long-running export that runs
+as a task for clients that take tasks. Error codes are in `codes`. The contract itself is manifest/demo.yaml.
 """
 
 from mcp_lambda.tools import Business
 
+from .exports import export_trip_plan
 from .products import list_subscriptions, search_products, subscribe_product
 from .routes import search_routes, search_routes_for_reference
 
@@ -17,7 +19,8 @@ BUSINESS = Business(
     instructions=(
         "Plan routes between Beijing places (search_routes shows a route card; search_routes_for_reference "
         "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
-        "price-drop alerts (subscribe_product)."
+        "price-drop alerts (subscribe_product). export_trip_plan renders a multi-stop trip into a PDF or "
+        "calendar file; it takes a few seconds, so clients that take tasks get a task to poll."
     ),
     tools=[
         search_routes,
@@ -25,5 +28,6 @@ BUSINESS = Business(
         search_products,
         subscribe_product,
         list_subscriptions,
+        export_trip_plan,
     ],
 )

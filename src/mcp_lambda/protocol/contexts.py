@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..idempotency import Caller
-from ..tools.context import Services, ToolContext
+from ..tasks import Task
+from ..tools.context import Services, TaskControl, ToolContext
 from .scope import CallScope
 
 TOOL_CALL_ID_KEYS = ("tool_call_id", "toolCallId", "io.modelcontextprotocol/toolCallId")
@@ -57,4 +58,29 @@ class ContextFactory:
             platform_api=services.platform_api,
             caller=scope.auth.caller,
             caller_token=scope.auth.token,
+        )
+
+    def for_task(
+        self,
+        task: Task,
+        control: TaskControl,
+        answers: Mapping[str, Any],
+        state: Mapping[str, Any] | None,
+        invocation_id: str | None,
+    ) -> ToolContext:
+        """The context of a task's run in its worker invocation: what the creating request declared, no
+        notifications (a task carries none), and this round's answers."""
+        services = self.services
+        return ToolContext(
+            request_id=None,
+            tool_name=task.tool,
+            logger=services.logger,
+            correlation_id=invocation_id,
+            client_capabilities=task.client_capabilities,
+            secrets=services.secrets,
+            input_responses=answers,
+            request_state=state,
+            platform_api=services.platform_api,
+            task_id=task.task_id,
+            task=control,
         )

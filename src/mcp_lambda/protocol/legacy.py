@@ -9,7 +9,7 @@ from typing import Any
 from ..sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
 from ..tools.context import LOG_LEVELS
-from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, business_error
+from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, business_error
 from .features import FeatureMethods
 from .jsonrpc import (
     INVALID_PARAMS,
@@ -103,6 +103,17 @@ class LegacyEra:
         self, scope: CallScope, method: str, target: str, asked: InputRequired
     ) -> dict[str, Any]:
         raise RpcError(INVALID_PARAMS, f"{method} '{target}' needs client input; use MCP 2026-07-28")
+
+    def tasks_negotiated(self, scope: CallScope) -> bool:
+        # SEP-2663: the extension is not defined at 2025-11-25 and before; a session's declaration enables nothing.
+        return False
+
+    def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
+        return business_error(
+            TASK_REQUIRED_UNSUPPORTED,
+            f"Tool '{name}' runs only as a task; connect with MCP 2026-07-28 and the "
+            "io.modelcontextprotocol/tasks extension to call it.",
+        ).to_wire()
 
     # -- HTTP methods -------------------------------------------------------------------------------------
 

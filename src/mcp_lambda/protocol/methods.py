@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..idempotency import ExactlyOnce
-from ..tools import Business, InputRequired
+from ..tools import Business, InputRequired, ToolResult
 from .contexts import ContextFactory, caller_of
 from .jsonrpc import INSUFFICIENT_SCOPE, INVALID_PARAMS, RpcError
 from .pagination import listing
 from .params import optional_object, required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
+from .tasks import TaskMethods
 
 
 class ToolMethods:
@@ -24,9 +25,11 @@ class ToolMethods:
         rounds: Rounds,
         page_size: int,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
+        tasks: TaskMethods | None = None,
     ) -> None:
         self.business = business
         self.calls = calls  # the executor, behind the exactly-once store
+        self.tasks = tasks
         self.contexts = contexts
         self.rounds = rounds
         self.page_size = page_size
@@ -59,7 +62,16 @@ class ToolMethods:
         arguments = optional_object(params, "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
         ctx = self.contexts(scope, name, inputs)
-        result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
+        result: ToolResult | InputRequired
+        if spec.task != "forbidden" and self.tasks is not None and scope.era.tasks_negotiated(scope):
+            created = await self.tasks.create(scope, spec, arguments, ctx, inputs)
+            if isinstance(created, dict):
+                return created  # the CreateTaskResult
+            result = created
+        elif spec.task == "required":
+            return scope.era.tool_needs_task(scope, name)  # before the tool runs
+        else:
+            result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
         return result.to_wire()

@@ -24,8 +24,14 @@ from .jsonrpc import (
 from .methods import ToolMethods
 from .rounds import Rounds
 from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound, idempotency_key_of
+from .tasks import TASKS_EXTENSION, TaskMethods, declares_tasks, missing_tasks_extension
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
-from .wire_tables import CACHEABLE_METHODS, HTTP_STATUS_OF_CODE, NAME_BEARING_METHODS
+from .wire_tables import (
+    CACHEABLE_METHODS,
+    HTTP_STATUS_OF_CODE,
+    NAME_BEARING_METHODS,
+    TASK_NAME_BEARING_METHODS,
+)
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -46,15 +52,18 @@ class ModernEra:
         rounds: Rounds,
         server_info: dict[str, Any],
         list_ttl_ms: int,
+        tasks: TaskMethods | None = None,
     ) -> None:
         self.business = business
         self.features = features
         self.rounds = rounds
         self.server_info = server_info
         self.list_ttl_ms = list_ttl_ms
+        self.tasks = tasks
         self.methods: dict[str, Handler] = {
             **tools.handlers(),
             **features.handlers(),
+            **(tasks.handlers() if tasks is not None else {}),
             "server/discover": self.discover,
         }
         # tool name -> {argument: header suffix} for arguments mirrored in Mcp-Param-* headers (x-mcp-header).
@@ -70,7 +79,16 @@ class ModernEra:
                 self.param_headers[spec.name] = mirrored
 
     def capabilities(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+        capabilities = {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+        if self.tasks is not None:
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+        return capabilities
+
+    def tasks_negotiated(self, scope: CallScope) -> bool:
+        return self.tasks is not None and declares_tasks(scope.client_capabilities)
+
+    def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
+        raise missing_tasks_extension(f"tool '{name}' runs only as a task")
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return self.rounds.input_required(scope, "tools/call", name, asked)
@@ -141,7 +159,9 @@ class ModernEra:
         if headers:
             _require_header(inbound, "MCP-Protocol-Version", version)
             _require_header(inbound, "Mcp-Method", request.method)
-            name_field = NAME_BEARING_METHODS.get(request.method)
+            name_field = NAME_BEARING_METHODS.get(request.method) or TASK_NAME_BEARING_METHODS.get(
+                request.method
+            )
             if name_field is not None:
                 target = request.params.get(name_field)
                 if isinstance(target, str):

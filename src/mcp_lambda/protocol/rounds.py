@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..secrets import SecretSource, SecretUnavailable
@@ -12,6 +12,11 @@ from ..tools import InputRequired
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
 from .request_state import RequestStateCodec
 from .scope import CallScope
+
+
+def missing_capabilities(asked: InputRequired, capabilities: Mapping[str, Any]) -> list[str]:
+    """The client capabilities `asked` needs that were not declared, sorted (empty: it may be asked)."""
+    return sorted({request.capability for request in asked.requests.values()} - set(capabilities))
 
 
 class Rounds:
@@ -79,7 +84,7 @@ class Rounds:
         self, scope: CallScope, method: str, target: str, asked: InputRequired
     ) -> dict[str, Any]:
         """The wire InputRequiredResult; -32021 when it asks for a capability the client did not declare."""
-        missing = sorted({r.capability for r in asked.requests.values()} - set(scope.client_capabilities))
+        missing = missing_capabilities(asked, scope.client_capabilities)
         if missing:
             raise RpcError(
                 MISSING_CLIENT_CAPABILITY,

@@ -138,6 +138,14 @@ class Era(Protocol):
         """The prompts/get or resources/read result when a prompt or resource asks for input (or raise)."""
         ...
 
+    def tasks_negotiated(self, scope: CallScope) -> bool:
+        """Whether this request may get (and operate on) tasks: the tasks extension, declared per request."""
+        ...
+
+    def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
+        """The tools/call answer (or raise) when a tool runs only as a task and this request has no tasks."""
+        ...
+
 
 @dataclass
 class CallScope:

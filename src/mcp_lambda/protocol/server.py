@@ -8,6 +8,7 @@ from typing import Any
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
 from ..settings import Settings
+from ..tasks import LambdaInvoker, TaskInvoker, TaskStore, build_task_store
 from ..tools import Business
 from ..tools.context import Services
 from ..tools.executor import ToolExecutor
@@ -18,6 +19,7 @@ from .methods import ToolMethods
 from .modern import ModernEra
 from .rounds import Rounds
 from .scope import Inbound, Outbound
+from .tasks import TaskMethods, TaskSettings
 
 
 def server_info_of(business: Business) -> dict[str, Any]:
@@ -30,9 +32,10 @@ def server_info_of(business: Business) -> dict[str, Any]:
 class McpServer:
     """The protocol layer's single entry: `handle(inbound) -> outbound`, whatever the revision."""
 
-    def __init__(self, legacy: LegacyEra, modern: ModernEra) -> None:
+    def __init__(self, legacy: LegacyEra, modern: ModernEra, tasks: TaskMethods | None = None) -> None:
         self.legacy = legacy
         self.modern = modern
+        self.tasks = tasks  # None when no tool of the business may run as a task
 
     @classmethod
     def create(
@@ -44,8 +47,11 @@ class McpServer:
         executor: ToolExecutor,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
         idempotency: IdempotencyStore | None = None,
+        tasks: TaskStore | None = None,
+        invoker: TaskInvoker | None = None,
     ) -> McpServer:
-        """Compose both eras over one set of shared method handlers."""
+        """Compose both eras over one set of shared method handlers (and the tasks extension when a tool of the
+        business may run as a task: `tasks` and `invoker` default to what the settings name)."""
         contexts = ContextFactory(services)
         rounds = Rounds(
             settings.request_state_key_ring,
@@ -57,13 +63,32 @@ class McpServer:
         calls = ExactlyOnce(
             executor, idempotency or MemoryIdempotencyStore(), business.name, settings.idempotency_ttl_seconds
         )
-        tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas)
+        task_methods = None
+        if any(spec.task != "forbidden" for spec in business.tools):
+            task_methods = TaskMethods(
+                business,
+                tasks if tasks is not None else build_task_store(settings),
+                invoker if invoker is not None else LambdaInvoker(settings.aws_lambda_function_name),
+                executor,
+                contexts,
+                TaskSettings(
+                    settings.task_ttl_ms, settings.task_poll_interval_ms, settings.task_worker_timeout_seconds
+                ),
+            )
+        tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
         features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
         info = server_info_of(business)
         return cls(
             LegacyEra(business, tools, features, sessions, info),
-            ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms),
+            ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms, task_methods),
+            task_methods,
         )
+
+    async def run_task(self, task_id: str, run: int, invocation_id: str | None = None) -> dict[str, Any]:
+        """A task worker invocation (the internal event, never an HTTP request)."""
+        if self.tasks is None:
+            return {"taskId": task_id, "run": run, "ran": False, "status": "unknown"}
+        return await self.tasks.work(task_id, run, invocation_id)
 
     async def handle(self, inbound: Inbound) -> Outbound:
         # HTTP: the MCP-Protocol-Version header (mcp-wire §2); stdio: the body's `_meta` envelope.

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 # 2026-07-28: methods whose target is mirrored in the Mcp-Name header, and the params field it mirrors.
 NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# The tasks extension (SEP-2663 "Streamable HTTP: Routing Headers") adds its methods: Mcp-Name = params.taskId.
+# Kept apart from the table above, which is pinned against the SDK's (the SDK does not list extension methods).
+TASK_NAME_BEARING_METHODS = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 # 2026-07-28: results of these methods carry ttlMs/cacheScope.
 CACHEABLE_METHODS = frozenset(
     {

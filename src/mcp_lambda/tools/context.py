@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..caller import Caller
 from ..observability import ToolLogger
@@ -22,6 +22,18 @@ class Services:
     secrets: SecretSource = field(default_factory=NoSecrets)
     # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
     platform_api: PlatformApiClient | None = None
+
+
+class TaskControl(Protocol):
+    """What a tool running as a task can do about its task (implemented over the task store)."""
+
+    def cancelled(self) -> bool:
+        """True once the task was cancelled (or otherwise ended): the tool should stop."""
+        ...
+
+    def report_status(self, message: str) -> None:
+        """Set the task's `statusMessage` (what a client polling `tasks/get` sees)."""
+        ...
 
 
 @dataclass
@@ -53,6 +65,9 @@ class ToolContext:
     caller: Caller | None = None
     # The caller's own bearer token, to call a downstream API on its behalf; never log it.
     caller_token: str | None = field(default=None, repr=False)
+    # Set when the call runs as a task (2026-07-28 tasks extension): its id, and the handle on its state.
+    task_id: str | None = None
+    task: TaskControl | None = None
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""
@@ -78,10 +93,29 @@ class ToolContext:
         token = self.meta.get("progressToken")
         return token if isinstance(token, str | int) and not isinstance(token, bool) else None
 
+    def cancelled(self) -> bool:
+        """Whether the client cancelled this call's task (check it between steps and stop early when true).
+
+        Always false for a call that is not a task: a synchronous call ends with its request.
+        """
+        return self.task is not None and self.task.cancelled()
+
+    def report_status(self, message: str) -> None:
+        """In a task: the `statusMessage` a polling client sees ("Rendering day 2 of 5"). Otherwise a no-op."""
+        if self.task is not None:
+            self.task.report_status(message)
+
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Send `notifications/progress` when the client asked for it (a `progressToken`); otherwise a no-op."""
+        """Send `notifications/progress` when the client asked for it (a `progressToken`); otherwise a no-op.
+
+        In a task (which carries no notifications) the progress becomes the task's `statusMessage` instead.
+        """
+        if self.task is not None:
+            done = f"{progress:g}/{total:g}" if total is not None else f"{progress:g}"
+            self.task.report_status(f"{message} ({done})" if message else done)
+            return
         token = self.progress_token
         if token is None or self.notify is None:
             return
@@ -93,4 +127,4 @@ class ToolContext:
         self.notify("notifications/progress", params)
 
 
-__all__ = ["LOG_LEVELS", "Caller", "SecretUnavailable", "Services", "ToolContext"]
+__all__ = ["LOG_LEVELS", "Caller", "SecretUnavailable", "Services", "TaskControl", "ToolContext"]

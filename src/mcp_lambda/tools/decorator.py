@@ -6,7 +6,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -23,6 +23,9 @@ HINT_OF_KEYWORD = {
 }
 ANNOTATION_KEYS = ("title", *HINT_OF_KEYWORD.values())
 # What MCP says a client must assume when a hint is left out.
+# Whether a call may run as a task (2026-07-28 `io.modelcontextprotocol/tasks`): never, the server's choice, always.
+TaskSupport = Literal["forbidden", "optional", "required"]
+TASK_SUPPORT: tuple[str, ...] = get_args(TaskSupport)
 HINT_DEFAULTS = {
     "readOnlyHint": False,
     "destructiveHint": True,
@@ -54,6 +57,9 @@ class ToolSpec:
     dedupe_window_seconds: int | None = None
     # OAuth scopes a caller must hold to see and call the tool (enforced when AUTH_MODE is jwt or apigateway).
     scopes: tuple[str, ...] = ()
+    task: TaskSupport = "forbidden"
+    # Runs in the request that would create the task: returns `input_required(...)` to ask first, or None.
+    before_task: Callable[..., Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -123,6 +129,8 @@ def tool(
     exactly_once: bool | None = None,
     dedupe_window_seconds: int | None = None,
     scopes: Sequence[str] = (),
+    task: TaskSupport = "forbidden",
+    before_task: Callable[..., Any] | None = None,
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -138,6 +146,14 @@ def tool(
     that many seconds.
     `scopes=["orders:write"]`: with OAuth on (AUTH_MODE jwt or apigateway) only a caller whose token grants every
     one of them sees the tool in tools/list; a call without them gets 403 `insufficient_scope` (a step-up).
+
+    `task` says whether a call may run as a task (2026-07-28, a client that declares the
+    `io.modelcontextprotocol/tasks` extension): `"forbidden"` (the default: always answered at once),
+    `"optional"` (run as a task for such clients, synchronously for any other) or `"required"` (only as a task:
+    other clients get -32021, session clients an error result). `before_task` is called like the tool (same
+    arguments, same context parameter) in the request that would create the task; it returns
+    `input_required(...)` to ask the client first (a multi round-trip round) or None to start the task, whose
+    `ctx.input_responses` / `ctx.request_state` are then that last round's.
     """
     hints = {
         "read_only": read_only,
@@ -163,6 +179,12 @@ def tool(
         else:
             schema, arguments = input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
+        if task not in TASK_SUPPORT:
+            raise ToolSignatureError(f"tool '{tool_name}': task must be one of {', '.join(TASK_SUPPORT)}")
+        if before_task is not None and (task == "forbidden" or not callable(before_task)):
+            raise ToolSignatureError(
+                f"tool '{tool_name}': before_task needs a callable and task= optional/required"
+            )
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         _check_exactly_once(tool_name, exactly_once, dedupe_window_seconds)
         required_scopes = _checked_scopes(tool_name, scopes)
@@ -183,6 +205,8 @@ def tool(
             exactly_once=exactly_once,
             dedupe_window_seconds=dedupe_window_seconds,
             scopes=required_scopes,
+            task=task,
+            before_task=before_task,
         )
 
     return wrap(fn) if fn is not None else wrap

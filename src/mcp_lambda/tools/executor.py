@@ -7,11 +7,12 @@ business adds its own rows with `Business(error_map={OrderLocked: (40920, "order
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -99,6 +100,16 @@ class Executed:
     outcome: str
 
 
+class ToolCrashed(Exception):
+    """A tool running as a task failed with an unexpected exception: the task fails with a JSON-RPC internal
+    error (already logged, with `error_id`) instead of completing with an error result."""
+
+    def __init__(self, message: str, error_id: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_id = error_id
+
+
 def _business_rule(code: int, message: str) -> ErrorRule:
     return ErrorRule(code, "business_error", lambda spec, exc: message)
 
@@ -116,9 +127,10 @@ class ToolExecutor:
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
 
     async def run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, *, crash_raises: bool = False
     ) -> ToolResult | InputRequired:
-        return (await self.execute(spec, arguments, ctx)).result
+        """Run the tool. With `crash_raises` (a task) an unexpected exception raises ToolCrashed, logged."""
+        return (await self.execute(spec, arguments, ctx, crash_raises=crash_raises)).result
 
     async def execute(
         self,
@@ -126,6 +138,8 @@ class ToolExecutor:
         arguments: Mapping[str, Any],
         ctx: ToolContext,
         log_fields: Mapping[str, Any] | None = None,
+        *,
+        crash_raises: bool = False,
     ) -> Executed:
         """Run the tool; the result and how the call ended (`log_fields` join both log lines)."""
         with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
@@ -139,6 +153,9 @@ class ToolExecutor:
             else:
                 result = self._settle(call, value)
             record.outcome = call.outcome
+        if crash_raises and call.crashed and isinstance(result, ToolResult):
+            structured = result.structured_content if isinstance(result.structured_content, dict) else {}
+            raise ToolCrashed(str(structured.get("message", "internal error")), call.error_id)
         return Executed(result, call.outcome)
 
     def answered(
@@ -162,6 +179,30 @@ class ToolExecutor:
             call.finish(outcome, code, error_type, "error" if outcome == "system_error" else "info")
             record.outcome = outcome
         return result
+
+    async def admit(
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
+    ) -> ToolResult | InputRequired | None:
+        """Before a task is created: validate the arguments and run the tool's `before_task`.
+
+        None means "create the task". Otherwise the answer for this request, logged like a finished call: an
+        error result (bad arguments, `before_task` refused or failed) or `input_required(...)` (ask first).
+        """
+        hook = spec.before_task
+        if spec.arguments is None and hook is None:
+            return None
+        gate = replace(spec, fn=hook or _admitted, is_async=inspect.iscoroutinefunction(hook))
+        try:
+            value = await _invoke(gate, arguments, ctx)
+        except Exception as exc:
+            call = _Call(spec, ctx)
+            call.started_line(arguments)
+            return call.failed(self.rule_for(exc), exc)
+        if value is None:
+            return None
+        call = _Call(spec, ctx)
+        call.started_line(arguments)
+        return self._settle(call, value)
 
     def rule_for(self, exc: BaseException) -> ErrorRule:
         for cls in type(exc).__mro__:
@@ -207,6 +248,8 @@ class _Call:
         self.log = ctx.logger
         self.started = time.perf_counter() if started is None else started
         self.outcome = "system_error"
+        self.crashed = False  # the catch-all rule answered: an unexpected exception or a bad return value
+        self.error_id: str | None = None
         # request_id is the API Gateway request id (the Logger's correlation id); the JSON-RPC id rides along.
         self.base: dict[str, Any] = {
             "request_id": ctx.correlation_id or current_correlation_id(ctx.logger),
@@ -218,6 +261,8 @@ class _Call:
         self.base.update(fields or {})
         if ctx.caller is not None:  # a hash of the principal: never the token, the subject or a claim
             self.base["caller"] = ctx.caller.fingerprint
+        if ctx.task_id:
+            self.base["task_id"] = ctx.task_id
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)
@@ -244,8 +289,9 @@ class _Call:
 
     def failed(self, rule: ErrorRule, exc: BaseException | None, error_type: str | None = None) -> ToolResult:
         fields: dict[str, Any] = {}
+        self.crashed = rule is INTERNAL
         if rule.error_id:
-            fields["error_id"] = new_error_id()
+            fields["error_id"] = self.error_id = new_error_id()
             message = rule.message(self.spec, fields["error_id"])
         else:
             message = rule.message(self.spec, exc)
@@ -256,6 +302,11 @@ class _Call:
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
         self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
         return business_error(RESULT_VIOLATES_MANIFEST, message)
+
+
+def _admitted(**kwargs: Any) -> None:
+    """The default admission when a tool has no `before_task`: the arguments validated, start the task."""
+    return None
 
 
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:

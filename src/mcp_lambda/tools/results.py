@@ -14,6 +14,7 @@ INPUT_REQUIRED_UNSUPPORTED = 40010
 # Exactly-once calls: the key was first used with other arguments / its first call is still running.
 KEY_REUSED = 40900
 CALL_IN_PROGRESS = 40910
+TASK_REQUIRED_UNSUPPORTED = 40011
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
@@ -27,6 +28,7 @@ DEFAULT_RETRY_AFTER_MS = 1000
 _ADVICE: dict[int, tuple[bool, str]] = {
     INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
     CALL_IN_PROGRESS: (True, "wait_and_retry"),
+    TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
     RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
     SECRET_UNAVAILABLE: (False, "escalate_to_human"),
 }

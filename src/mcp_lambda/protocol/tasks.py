@@ -1,0 +1,404 @@
+"""The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, at 2026-07-28).
+
+A `tools/call` of a task tool from a client that declares the extension stores a task, queues an asynchronous
+invocation of this same function and answers a flat `CreateTaskResult` at once. That invocation (`work`) runs
+the tool with the function's full timeout and writes the outcome: `completed` with the tool's result (an error
+result included), `failed` with a JSON-RPC error (the tool crashed, or asked for what the client cannot give),
+or `input_required` with opaque input-request ids that `tasks/update` answers, after which another invocation
+resumes it. `tasks/get` reads the task from the store, on any container; `tasks/cancel` settles it
+`cancelled`. `tasks/result` and `tasks/list` are not served (v1 methods, removed by the extension: -32601).
+Status notifications (`notifications/tasks`) need a `subscriptions/listen` stream, which a Lambda invocation
+cannot hold open: clients poll.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from ..tasks import (
+    Task,
+    TaskIdTaken,
+    TaskInvoker,
+    TaskStartFailed,
+    TaskStore,
+    TaskStoreUnavailable,
+    TaskTooLarge,
+    change,
+    open_task,
+)
+from ..tools import Business, InputRequired, ToolResult, ToolSpec
+from ..tools.context import ToolContext
+from ..tools.executor import ToolCrashed, ToolExecutor
+from .contexts import ContextFactory, RoundInputs
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MISSING_CLIENT_CAPABILITY,
+    SERVICE_UNAVAILABLE,
+    RpcError,
+)
+from .params import required_string
+from .rounds import missing_capabilities
+from .scope import CallScope, Handler
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+REQUIRED_CAPABILITIES: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}}
+# What a task keeps of the client's declarations (DynamoDB items stop at 400 KB): refuse, never truncate.
+MAX_STORED_CAPABILITY_BYTES = 16 * 1024
+MAX_STATUS_MESSAGE = 500
+CREATE_ATTEMPTS = 3  # a (192-bit) id collision just draws another
+# Rounds a task may go through inside one worker invocation when a tool asks again with state only.
+MAX_STATE_ONLY_ROUNDS = 16
+T = TypeVar("T")
+
+
+def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
+    """Whether the request's client capabilities (`_meta`) include the tasks extension."""
+    extensions = capabilities.get("extensions")
+    return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
+
+
+def missing_tasks_extension(what: str) -> RpcError:
+    return RpcError(
+        MISSING_CLIENT_CAPABILITY,
+        f"Missing required client capability: extensions[{TASKS_EXTENSION}] ({what})",
+        data={"requiredCapabilities": REQUIRED_CAPABILITIES},
+    )
+
+
+def iso(timestamp: float) -> str:
+    """ISO-8601 UTC with milliseconds: 2026-07-28T10:30:00.123Z."""
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    ttl_ms: int
+    poll_interval_ms: int
+    worker_timeout_seconds: int
+
+
+class StoreTaskControl:
+    """`ctx.cancelled()` and `ctx.report_status()` for a tool running as a task, over the task store.
+
+    `cancelled()` reads the task at most every `check_interval` seconds (a tool may ask in a tight loop), and a
+    store hiccup never fails the tool: it keeps the last answer.
+    """
+
+    def __init__(
+        self, store: TaskStore, task_id: str, run: int, logger: Any, check_interval: float = 0.5
+    ) -> None:
+        self.store = store
+        self.task_id = task_id
+        self.run = run
+        self.logger = logger
+        self.check_interval = check_interval
+        self._checked = float("-inf")
+        self._ended = False
+
+    def cancelled(self) -> bool:
+        now = time.monotonic()
+        if self._ended or now - self._checked < self.check_interval:
+            return self._ended
+        self._checked = now
+        try:
+            task = self.store.get(self.task_id)
+        except TaskStoreUnavailable:
+            return self._ended
+        self._ended = task is None or task.status != "working" or task.claimed_run != self.run
+        return self._ended
+
+    def report_status(self, message: str) -> None:
+        text = message[:MAX_STATUS_MESSAGE]
+        try:
+            change(self.store, self.task_id, lambda task: task.report(self.run, text, time.time()))
+        except (TaskStoreUnavailable, TaskTooLarge):
+            self.logger.warning(
+                "mcp_task_status_not_saved",
+                extra={"event": "mcp_task_status_not_saved", "task_id": self.task_id},
+            )
+
+
+class TaskMethods:
+    """tasks/get, tasks/update and tasks/cancel; task creation for tools/call; the worker invocation."""
+
+    def __init__(
+        self,
+        business: Business,
+        store: TaskStore,
+        invoker: TaskInvoker,
+        executor: ToolExecutor,
+        contexts: ContextFactory,
+        settings: TaskSettings,
+    ) -> None:
+        self.business = business
+        self.store = store
+        self.invoker = invoker
+        self.executor = executor
+        self.contexts = contexts
+        self.settings = settings
+        self.logger = contexts.services.logger
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "tasks/get": self.tasks_get,
+            "tasks/update": self.tasks_update,
+            "tasks/cancel": self.tasks_cancel,
+        }
+
+    # -- tools/call ---------------------------------------------------------------------------------------
+
+    async def create(
+        self,
+        scope: CallScope,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        inputs: RoundInputs,
+    ) -> dict[str, Any] | ToolResult | InputRequired:
+        """The CreateTaskResult; or, when the call is refused or asks first, the tool's own answer to it."""
+        admitted = await self.executor.admit(spec, arguments, ctx)
+        if admitted is not None:
+            return admitted
+        capabilities = dict(scope.client_capabilities)
+        if len(json.dumps(capabilities, ensure_ascii=False)) > MAX_STORED_CAPABILITY_BYTES:
+            raise RpcError(INVALID_PARAMS, "The client capabilities are too large to keep with a task")
+        answers, state = inputs
+        for _attempt in range(CREATE_ATTEMPTS):
+            task = open_task(
+                business=self.business.name,
+                tool=spec.name,
+                arguments=arguments,
+                ttl_ms=self.settings.ttl_ms,
+                worker_timeout_seconds=self.settings.worker_timeout_seconds,
+                principal=scope.principal,
+                client_capabilities=capabilities,
+                answers=answers,
+                state=state,
+            )
+            try:
+                self._store(self.store.create, task)
+                break
+            except TaskIdTaken:
+                continue
+            except TaskTooLarge:
+                raise RpcError(
+                    INVALID_PARAMS, "The call's arguments are too large to run as a task"
+                ) from None
+        else:
+            raise _unavailable(TaskStoreUnavailable("could not mint a unique task id"))
+        self._start(task)
+        self._log("mcp_task_created", task, tool_name=spec.name, jsonrpc_id=scope.request_id)
+        return {"resultType": "task", **self._wire(task)}
+
+    # -- the three methods --------------------------------------------------------------------------------
+
+    async def tasks_get(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require(scope, "tasks/get")
+        task = self._load(scope, required_string(params, "taskId"))
+        wire = self._wire(task)
+        if task.status == "completed":
+            wire["result"] = task.result or {}
+        elif task.status == "failed":
+            wire["error"] = task.error or {"code": INTERNAL_ERROR, "message": "The task failed."}
+        elif task.status == "input_required":
+            wire["inputRequests"] = {opaque: item["request"] for opaque, item in task.pending.items()}
+        return wire
+
+    async def tasks_update(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require(scope, "tasks/update")
+        task_id = required_string(params, "taskId")
+        responses = params.get("inputResponses")
+        if not isinstance(responses, dict):
+            raise RpcError(INVALID_PARAMS, "params.inputResponses must be an object")
+        task = self._load(scope, task_id)
+        for opaque in task.pending:
+            if opaque in responses and not isinstance(responses[opaque], dict):
+                raise RpcError(INVALID_PARAMS, f"params.inputResponses.{opaque} must be an object")
+        # Keys that are not pending (never issued, answered already, or the task moved on) are ignored.
+        timeout = self.settings.worker_timeout_seconds
+        updated, changed = self._store(
+            change, self.store, task_id, lambda current: current.answer(responses, timeout, time.time())
+        )
+        if changed and updated is not None and updated.status == "working":
+            self._start(updated)
+            self._log("mcp_task_resumed", updated)
+        return {}
+
+    async def tasks_cancel(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require(scope, "tasks/cancel")
+        task_id = required_string(params, "taskId")
+        self._load(scope, task_id)
+        updated, changed = self._store(change, self.store, task_id, lambda task: task.cancel(time.time()))
+        if changed and updated is not None:
+            self._log("mcp_task_cancelled", updated)
+        return {}  # the same empty ack for a task that had already ended
+
+    # -- the worker invocation ----------------------------------------------------------------------------
+
+    async def work(self, task_id: str, run: int, invocation_id: str | None = None) -> dict[str, Any]:
+        """Run `run` of the task (the asynchronous invocation); what happened, for the invocation's log."""
+        timeout = self.settings.worker_timeout_seconds
+        task, claimed = change(self.store, task_id, lambda current: current.claim(run, timeout, time.time()))
+        if task is None or not claimed:
+            status = task.status if task is not None else "unknown"
+            self.logger.warning(
+                "mcp_task_run_skipped",
+                extra={"event": "mcp_task_run_skipped", "task_id": task_id, "run": run, "status": status},
+            )
+            return {"taskId": task_id, "run": run, "ran": False, "status": status}
+        spec = self.business.tool(task.tool) if task.business == self.business.name else None
+        if spec is None:
+            error = {"code": INVALID_PARAMS, "message": f"Unknown tool: {task.tool}"}
+            return self._settle(task, run, error=error)
+        control = StoreTaskControl(self.store, task_id, run, self.logger)
+        answers, state = task.answers, task.state
+        for _round in range(MAX_STATE_ONLY_ROUNDS):
+            ctx = self.contexts.for_task(task, control, answers, state, invocation_id)
+            try:
+                outcome = await self.executor.run(spec, task.arguments, ctx, crash_raises=True)
+            except ToolCrashed as crash:
+                error = {
+                    "code": INTERNAL_ERROR,
+                    "message": crash.message,
+                    "data": {"errorId": crash.error_id},
+                }
+                return self._settle(task, run, error=error)
+            if isinstance(outcome, ToolResult):
+                result = {"resultType": "complete", **outcome.to_wire()}
+                return self._settle(task, run, result=result)
+            if outcome.requests:
+                return self._ask(task, run, outcome)
+            answers, state = {}, dict(outcome.state or {})  # state only: the tool wants another round at once
+        error = {"code": INTERNAL_ERROR, "message": f"Tool '{spec.name}' asked for too many rounds."}
+        return self._settle(task, run, error=error)
+
+    def _ask(self, task: Task, run: int, asked: InputRequired) -> dict[str, Any]:
+        missing = missing_capabilities(asked, task.client_capabilities)
+        if missing:
+            error = {
+                "code": MISSING_CLIENT_CAPABILITY,
+                "message": f"Missing required client capability: {', '.join(missing)}",
+                "data": {"requiredCapabilities": {name: {} for name in missing}},
+            }
+            return self._settle(task, run, error=error)
+        # Opaque, never reused over the task's life (the spec's rule): the tool's own keys may repeat.
+        pending = {
+            secrets.token_urlsafe(9): {"key": key, "request": request.to_wire()}
+            for key, request in asked.requests.items()
+        }
+        return self._record(task, run, lambda t: t.park(run, time.time(), pending, asked.state))
+
+    def _settle(
+        self,
+        task: Task,
+        run: int,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        return self._record(
+            task, run, lambda current: current.settle(run, time.time(), result=result, error=error)
+        )
+
+    def _record(self, task: Task, run: int, transition: Callable[[Task], Task | None]) -> dict[str, Any]:
+        """Write the run's outcome, unless the task moved on meanwhile (cancelled, reaped): then drop it."""
+        try:
+            updated, changed = change(self.store, task.task_id, transition)
+        except TaskTooLarge:
+            error = {"code": INTERNAL_ERROR, "message": "The task's result is too large to store."}
+            updated, changed = change(
+                self.store, task.task_id, lambda t: t.settle(run, time.time(), error=error)
+            )
+        status = updated.status if updated is not None else "unknown"
+        if not changed:
+            self._log("mcp_task_outcome_dropped", task, run=run, status=status)
+            return {"taskId": task.task_id, "run": run, "ran": True, "status": status}
+        assert updated is not None
+        self._log("mcp_task_settled" if updated.terminal else "mcp_task_input_required", updated, run=run)
+        return {"taskId": task.task_id, "run": run, "ran": True, "status": status}
+
+    # -- internals ----------------------------------------------------------------------------------------
+
+    def _require(self, scope: CallScope, method: str) -> None:
+        if not scope.era.tasks_negotiated(scope):
+            raise missing_tasks_extension(method)
+
+    def _load(self, scope: CallScope, task_id: str) -> Task:
+        """The caller's task, with the reaper applied; -32602 for unknown, expired or another caller's."""
+        task = self._store(self.store.get, task_id)
+        if task is None or task.principal != scope.principal or task.business != self.business.name:
+            # Another caller's task answers exactly like one that does not exist.
+            raise RpcError(INVALID_PARAMS, "Task not found (unknown or expired taskId)")
+        if task.is_overdue():
+            reaped, changed = self._store(
+                change, self.store, task_id, lambda current: current.reap(time.time())
+            )
+            if reaped is None:
+                raise RpcError(INVALID_PARAMS, "Task not found (unknown or expired taskId)")
+            if changed:
+                self.logger.warning(
+                    "mcp_task_reaped",
+                    extra={"event": "mcp_task_reaped", "task_id": task_id, "tool_name": task.tool},
+                )
+            task = reaped
+        return task
+
+    def _start(self, task: Task) -> None:
+        try:
+            self.invoker.start(task.task_id, task.run)
+        except TaskStartFailed as exc:
+            self.logger.error(
+                "mcp_task_start_failed",
+                extra={"event": "mcp_task_start_failed", "task_id": task.task_id, "reason": str(exc)},
+            )
+            error = {"code": INTERNAL_ERROR, "message": "The task's worker could not be started."}
+            self._store(change, self.store, task.task_id, lambda current: current.fail(time.time(), error))
+            raise RpcError(INTERNAL_ERROR, "The task could not be started; try again later") from None
+
+    def _store(self, operation: Callable[..., T], *args: Any) -> T:
+        try:
+            return operation(*args)
+        except TaskStoreUnavailable as exc:
+            raise _unavailable(exc) from None
+
+    def _wire(self, task: Task) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "taskId": task.task_id,
+            "status": task.status,
+            "createdAt": iso(task.created_at),
+            "lastUpdatedAt": iso(task.updated_at),
+            "ttlMs": task.ttl_ms,
+        }
+        if not task.terminal:
+            wire["pollIntervalMs"] = self.settings.poll_interval_ms
+        if task.status_message:
+            wire["statusMessage"] = task.status_message
+        return wire
+
+    def _log(self, event: str, task: Task, **fields: Any) -> None:
+        extra = {
+            "event": event,
+            "task_id": task.task_id,
+            "tool_name": task.tool,
+            "status": task.status,
+            **fields,
+        }
+        self.logger.info(event, extra=extra)
+
+
+def _unavailable(exc: TaskStoreUnavailable) -> RpcError:
+    """503 with Retry-After: the task store is throttled or unreachable, and the client may retry."""
+    return RpcError(
+        SERVICE_UNAVAILABLE,
+        "Task store temporarily unavailable; retry later",
+        http_status=503,
+        headers={"retry-after": str(exc.retry_after_seconds)},
+    )

@@ -1,0 +1,58 @@
+"""Tasks (the 2026-07-28 `io.modelcontextprotocol/tasks` extension): the TaskStore contract, its memory and
+DynamoDB implementations, and the asynchronous self-invocation that runs a task's worker."""
+
+from __future__ import annotations
+
+from ..settings import Settings
+from .base import (
+    TERMINAL,
+    Task,
+    TaskIdTaken,
+    TaskStatus,
+    TaskStore,
+    TaskStoreUnavailable,
+    TaskTooLarge,
+    change,
+    new_task_id,
+    open_task,
+)
+from .invoke import (
+    TASK_EVENT_KEY,
+    LambdaInvoker,
+    TaskInvoker,
+    TaskStartFailed,
+    parse_task_event,
+    task_event,
+)
+from .memory import MemoryTaskStore
+
+__all__ = [
+    "TASK_EVENT_KEY",
+    "TERMINAL",
+    "LambdaInvoker",
+    "MemoryTaskStore",
+    "Task",
+    "TaskIdTaken",
+    "TaskInvoker",
+    "TaskStartFailed",
+    "TaskStatus",
+    "TaskStore",
+    "TaskStoreUnavailable",
+    "TaskTooLarge",
+    "build_task_store",
+    "change",
+    "new_task_id",
+    "open_task",
+    "parse_task_event",
+    "task_event",
+]
+
+
+def build_task_store(settings: Settings) -> TaskStore:
+    """The store the settings select: `memory` (embedded default) or `dynamodb`."""
+    if settings.tasks_store == "dynamodb":
+        from .dynamodb import DynamoDBTaskStore  # imported lazily: boto3 costs cold-start time
+
+        assert settings.tasks_table is not None
+        return DynamoDBTaskStore(settings.tasks_table)
+    return MemoryTaskStore()

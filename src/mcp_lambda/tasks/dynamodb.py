@@ -1,0 +1,153 @@
+"""DynamoDB TaskStore: tasks shared by every container of the function, and by its worker invocations.
+
+One item per task, keyed by `task_id`; `expires_at` (creation + ttlMs, epoch seconds) is the table's TTL
+attribute, but TTL deletes lazily, so expiry is always checked here. Reads are strongly consistent (a task
+created a moment ago on another container is found: the extension's durable-create rule) and every write but
+the first is conditional on the version read (`version = :expected`), so a concurrent cancel is never lost.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+else:
+    DynamoDBClient = Any
+
+CLIENT_CONFIG = Config(
+    connect_timeout=1, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}, tcp_keepalive=True
+)
+THROTTLE_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+TEXT_FIELDS = ("business", "tool", "status")
+OPTIONAL_TEXT_FIELDS = ("principal", "status_message")
+NUMBER_FIELDS = ("created_at", "updated_at", "ttl_ms", "run", "claimed_run", "version")
+# Client- and tool-made JSON kept as text: arbitrary shapes and floats survive without DynamoDB type mapping.
+JSON_FIELDS = ("arguments", "client_capabilities", "pending", "answers")
+OPTIONAL_JSON_FIELDS = ("result", "error", "state")
+
+
+class DynamoDBTaskStore:
+    def __init__(self, table_name: str, *, client: DynamoDBClient | None = None) -> None:
+        self.table_name = table_name
+        self.reads = 0
+        self.writes = 0
+        self._client = client
+
+    @property
+    def client(self) -> DynamoDBClient:
+        # Created on first use: a container that never serves a task never pays for it.
+        if self._client is None:
+            import boto3
+
+            self._client = boto3.client("dynamodb", config=CLIENT_CONFIG)
+        return self._client
+
+    def create(self, task: Task) -> None:
+        self.writes += 1
+        try:
+            self.client.put_item(
+                TableName=self.table_name,
+                Item=to_item(task),
+                ConditionExpression="attribute_not_exists(task_id)",
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                raise TaskIdTaken("task id already exists") from None
+            raise self._failure(exc) from None
+        except BotoCoreError as exc:
+            raise self._failure(exc) from None
+
+    def get(self, task_id: str) -> Task | None:
+        self.reads += 1
+        try:
+            response = self.client.get_item(
+                TableName=self.table_name, Key={"task_id": {"S": task_id}}, ConsistentRead=True
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise self._failure(exc) from None
+        item = response.get("Item")
+        if item is None:
+            return None
+        task = from_item(item)
+        return None if task.is_expired() else task
+
+    def replace(self, task: Task, expected_version: int) -> bool:
+        self.writes += 1
+        try:
+            self.client.put_item(
+                TableName=self.table_name,
+                Item=to_item(task),
+                ConditionExpression="version = :expected",
+                ExpressionAttributeValues={":expected": {"N": str(expected_version)}},
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise self._failure(exc) from None
+        except BotoCoreError as exc:
+            raise self._failure(exc) from None
+        return True
+
+    def _failure(self, exc: Exception) -> Exception:
+        # The message names the failure class only; nothing from the item or the request is repeated.
+        reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+        if reason == "ValidationException" and "size" in str(exc).lower():
+            return TaskTooLarge("the task record exceeds the DynamoDB item size limit")
+        retry_after = 1 if reason in THROTTLE_CODES else 2
+        return TaskStoreUnavailable(f"task store unavailable: {reason}", retry_after_seconds=retry_after)
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", "Unknown"))
+
+
+def _json(value: Any) -> dict[str, str]:
+    return {"S": json.dumps(value, separators=(",", ":"), ensure_ascii=False)}
+
+
+def to_item(task: Task) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "task_id": {"S": task.task_id},
+        # Whole epoch seconds, as DynamoDB TTL expects (rounded up: TTL never deletes a live task early).
+        "expires_at": {"N": str(int(task.expires_at))},
+    }
+    for name in TEXT_FIELDS:
+        item[name] = {"S": getattr(task, name)}
+    for name in OPTIONAL_TEXT_FIELDS:
+        if getattr(task, name) is not None:
+            item[name] = {"S": getattr(task, name)}
+    for name in NUMBER_FIELDS:
+        item[name] = {"N": repr(getattr(task, name))}
+    if task.deadline is not None:
+        item["deadline"] = {"N": repr(task.deadline)}
+    for name in JSON_FIELDS:
+        item[name] = _json(getattr(task, name))
+    for name in OPTIONAL_JSON_FIELDS:
+        if getattr(task, name) is not None:
+            item[name] = _json(getattr(task, name))
+    return item
+
+
+def from_item(item: dict[str, Any]) -> Task:
+    values: dict[str, Any] = {"task_id": item["task_id"]["S"]}
+    for name in (*TEXT_FIELDS, *OPTIONAL_TEXT_FIELDS):
+        if name in item:
+            values[name] = item[name]["S"]
+    for name in NUMBER_FIELDS:
+        number = float(item[name]["N"])
+        values[name] = number if name in ("created_at", "updated_at") else int(number)
+    if "deadline" in item:
+        values["deadline"] = float(item["deadline"]["N"])
+    for name in (*JSON_FIELDS, *OPTIONAL_JSON_FIELDS):
+        if name in item:
+            values[name] = json.loads(item[name]["S"])
+    return Task(**values)

@@ -1,0 +1,92 @@
+"""Starting a task's worker: an asynchronous invocation of this same function with an internal event.
+
+The event is `{"mcp_lambda.task": {"taskId": ..., "run": n}}`. API Gateway can never produce it (its events
+always carry `requestContext`, and a client controls only the path, headers and body inside one), and only a
+principal allowed to invoke the function can send it. It names a stored task and nothing else: the worker reads
+the tool, its arguments and its caller from the store, and runs only a task still waiting for that very run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mypy_boto3_lambda.client import LambdaClient
+else:
+    LambdaClient = Any
+
+TASK_EVENT_KEY = "mcp_lambda.task"
+
+
+class TaskStartFailed(RuntimeError):
+    """The worker invocation could not be queued (throttled, not permitted, unreachable)."""
+
+
+def task_event(task_id: str, run: int) -> dict[str, Any]:
+    return {TASK_EVENT_KEY: {"taskId": task_id, "run": run}}
+
+
+def parse_task_event(event: Any) -> tuple[str, int] | None:
+    """(task id, run) when `event` is a task worker event; None for anything else (an API Gateway event)."""
+    if not isinstance(event, Mapping) or "requestContext" in event:
+        return None
+    body = event.get(TASK_EVENT_KEY)
+    if not isinstance(body, Mapping):
+        return None
+    task_id, run = body.get("taskId"), body.get("run")
+    if not isinstance(task_id, str) or not task_id or isinstance(run, bool) or not isinstance(run, int):
+        return None
+    return task_id, run
+
+
+class TaskInvoker(Protocol):
+    def start(self, task_id: str, run: int) -> None:
+        """Queue the worker invocation for `run` of the task; raises TaskStartFailed."""
+
+
+class LambdaInvoker:
+    """`lambda:InvokeFunction` with `InvocationType=Event` on the function itself (AWS_LAMBDA_FUNCTION_NAME).
+
+    Lambda queues the event and runs it with the function's full timeout, independent of API Gateway's 30 s.
+    Locally `make run` answers the same Invoke API (AWS_ENDPOINT_URL_LAMBDA) and runs it on a worker thread.
+    """
+
+    def __init__(self, function_name: str | None, *, client: LambdaClient | None = None) -> None:
+        self.function_name = function_name
+        self.invocations = 0
+        self._client = client
+
+    @property
+    def client(self) -> LambdaClient:
+        # Created on first use (boto3 costs cold-start time a container without tasks never pays).
+        if self._client is None:
+            import boto3
+            from botocore.config import Config
+
+            config = Config(
+                connect_timeout=1, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}
+            )
+            self._client = boto3.client("lambda", config=config)
+        return self._client
+
+    def start(self, task_id: str, run: int) -> None:
+        if not self.function_name:
+            raise TaskStartFailed("AWS_LAMBDA_FUNCTION_NAME is not set: there is no function to run the task")
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        self.invocations += 1
+        try:
+            response = self.client.invoke(
+                FunctionName=self.function_name,
+                InvocationType="Event",
+                Payload=json.dumps(task_event(task_id, run)).encode(),
+            )
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "Unknown")
+            raise TaskStartFailed(f"the task worker could not be invoked: {code}") from None
+        except BotoCoreError as exc:
+            raise TaskStartFailed(f"the task worker could not be invoked: {type(exc).__name__}") from None
+        if response.get("StatusCode") != 202:
+            raise TaskStartFailed(f"the task worker invocation answered {response.get('StatusCode')}")
