@@ -23,6 +23,8 @@ from .tools.executor import ResultCheck, ToolExecutor
 from .transport import McpEndpoint, http_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
+MCP_PATHS = ("/mcp", "/mcp/")
 
 
 def manifest_path(settings: Settings, business: Business) -> Path:
@@ -73,10 +75,14 @@ def create_app(
     server = McpServer.create(business, settings, services, sessions, executor, output_schemas)
     endpoint = McpEndpoint(server, settings)
 
-    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
+    # No slash redirects: a 307 to https://... breaks clients of a plain-HTTP server; /mcp/ is served as /mcp.
+    app = FastAPI(
+        openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}", redirect_slashes=False
+    )
     # For the handler's decorators and `make bench` (sessions.reads/.writes).
     app.state.logger, app.state.sessions = logger, sessions
-    app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+    for path in MCP_PATHS:
+        app.add_api_route(path, endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:

@@ -118,3 +118,21 @@ def test_error_bodies_are_json_with_json_content_type(client: LambdaClient) -> N
 def test_other_paths_are_not_the_endpoint() -> None:
     client = LambdaClient(build_handler(TEST_BUSINESS), path="/other")
     assert client.post(DISCOVER, DISCOVER_HEADERS).status == 404
+
+
+def test_a_trailing_slash_is_served_like_the_endpoint_without_a_redirect() -> None:
+    handler = build_handler(TEST_BUSINESS)
+    plain = LambdaClient(handler).post(DISCOVER, DISCOVER_HEADERS)
+    slashed = LambdaClient(handler, path="/mcp/").post(DISCOVER, DISCOVER_HEADERS)
+    assert slashed.status == 200 and "location" not in slashed.headers
+    assert slashed.body == plain.body
+    session = LambdaClient(handler, path="/mcp/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    )  # fmt: skip
+    assert session.status == 200 and session.headers["mcp-session-id"]
+
+
+def test_paths_below_the_endpoint_are_not_the_endpoint() -> None:
+    client = LambdaClient(build_handler(TEST_BUSINESS), path="/mcp/other")
+    assert client.post(DISCOVER, DISCOVER_HEADERS).status == 404

@@ -97,12 +97,15 @@ def test_mcp_routes_are_post_get_delete_on_the_http_api(
     api_ids = {json.dumps(e["Properties"]["ApiId"]) for e in function["Events"].values()}
     body = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]
 
-    assert routes == {("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp")}
+    # /mcp/{proxy+} carries the trailing-slash form /mcp/ (a route cannot end in "/"); the app serves it.
+    paths = ("/mcp", "/mcp/{proxy+}")
+    assert routes == {(method, path) for method in ("POST", "GET", "DELETE") for path in paths}
     assert {e["Type"] for e in function["Events"].values()} == {"HttpApi"}
     assert api_ids == {json.dumps({"Ref": "McpApi"})}
     assert template["Resources"]["McpApi"]["Type"] == "AWS::Serverless::HttpApi"
-    assert set(body["paths"]) == {"/mcp"}
-    assert set(body["paths"]["/mcp"]) == {"post", "get", "delete"}
+    assert set(body["paths"]) == set(paths)
+    for path in paths:
+        assert set(body["paths"][path]) == {"post", "get", "delete"}
 
 
 def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template: dict[str, Any]) -> None:
@@ -111,7 +114,7 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
     authorizer = schemes[1]["McpJwt"]["x-amazon-apigateway-authorizer"]
 
     assert template["Conditions"]["UseJwt"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
-    for method in body["paths"]["/mcp"].values():
+    for method in [m for path in body["paths"].values() for m in path.values()]:
         assert method["security"] == {"Fn::If": ["UseJwt", [{"McpJwt": []}], []]}
     assert schemes[0] == "UseJwt" and schemes[2] == {"Ref": "AWS::NoValue"}
     assert authorizer["type"] == "jwt"
