@@ -23,6 +23,32 @@ def test_disallowed_origin_gets_403(client: LambdaClient, origin: str) -> None:
     check_error_shape(reply.body)
 
 
+@pytest.mark.parametrize("request_id", [7, "req-7"])
+def test_a_refused_origin_or_host_echoes_the_request_id(request_id: int | str) -> None:
+    settings = Settings(business=TEST_BUSINESS.name, allowed_hosts=("localhost",))
+    client = LambdaClient(build_handler(TEST_BUSINESS, settings))
+    request = {**DISCOVER, "id": request_id}
+    origin = client.post(request, {**DISCOVER_HEADERS, "origin": "https://evil.example.com"})
+    host = client.post(request, {**DISCOVER_HEADERS, "host": "evil.example.com"})
+    for reply in (origin, host):
+        assert reply.status == 403 and reply.body["id"] == request_id
+        check_error_shape(reply.body)
+
+
+@pytest.mark.parametrize(
+    "raw", ['{"jsonrpc": "2.0", "id": 7', '{"jsonrpc": "2.0", "id": true, "method": "ping"}', "[1, 2]"]
+)
+def test_a_refused_request_without_a_readable_id_gets_null(client: LambdaClient, raw: str) -> None:
+    reply = client.post(headers={**DISCOVER_HEADERS, "origin": "https://evil.example.com"}, raw=raw)
+    assert reply.status == 403 and reply.body["id"] is None
+
+
+def test_a_refused_request_too_big_to_peek_at_gets_null(client: LambdaClient) -> None:
+    big = modern_request("server/discover", {"padding": "x" * 70_000}, request_id=7)
+    reply = client.post(big, {**DISCOVER_HEADERS, "origin": "https://evil.example.com"})
+    assert reply.status == 403 and reply.body["id"] is None
+
+
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
 def test_disallowed_origin_gets_403_on_every_method(client: LambdaClient, method: str) -> None:
     assert client.send(method, headers={"origin": "https://evil.example.com"}).status == 403
