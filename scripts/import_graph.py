@@ -25,6 +25,7 @@ LAYERS = (
     "tools",
     "platform_api | secrets",
     "observability",
+    "log_format",
     "settings",
 )
 

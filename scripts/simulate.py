@@ -32,11 +32,14 @@ MODERN = "2026-07-28"
 def environment(business_name: str) -> Iterator[None]:
     """BUSINESS for the handler's cold start, quieter logs and no metrics, restored afterwards (tests share the process)."""
     saved = {
-        name: os.environ.get(name) for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")
+        name: os.environ.get(name)
+        for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")
     }
     os.environ["BUSINESS"] = business_name
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # as in make run: no EMF records on the terminal
+    os.environ.setdefault(
+        "POWERTOOLS_METRICS_DISABLED", "true"
+    )  # as in make run: no EMF records on the terminal
     try:
         yield
     finally:
@@ -71,12 +74,12 @@ def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
 @contextlib.contextmanager
 def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
     """Every line the server logs for the call, as parsed JSON; only the level asked for still prints."""
-    from mcp_lambda.observability import get_logger
+    from mcp_lambda.observability import RedactingFormatter
 
     logger = logging.getLogger(service)
     shown = logger.getEffectiveLevel()
     lines: list[dict[str, Any]] = []
-    formatter = get_logger(service).registered_formatter
+    formatter = RedactingFormatter()  # the JSON record, whatever LOG_FORMAT prints
 
     class Collect(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
@@ -99,7 +102,9 @@ def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
 
 def verdict_of(reply: dict[str, Any], violations: list[str], log: list[dict[str, Any]]) -> str:
     """valid | invalid | not_run (failed before the tool ran) | failed (the tool ran and failed)."""
-    finished = [line for line in log if line.get("event") in ("mcp_tool_call_finished", "mcp_tool_call_failed")]
+    finished = [
+        line for line in log if line.get("event") in ("mcp_tool_call_finished", "mcp_tool_call_failed")
+    ]
     outcome = finished[-1].get("outcome") if finished else None
     if "error" in reply or outcome == "invalid_arguments":
         return "not_run"
@@ -263,7 +268,9 @@ def _log_line(line: dict[str, Any]) -> str:
     skip = {"level", "location", "message", "timestamp", "service", "event", "cold_start", "function_name",
             "function_memory_size", "function_arn", "function_request_id", "correlation_id", "xray_trace_id",
             "request_id", "jsonrpc_id"}  # fmt: skip
-    fields = " ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in line.items() if key not in skip)
+    fields = " ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in line.items() if key not in skip
+    )
     return f"{line.get('level')} {line.get('message')} {fields}".rstrip()
 
 

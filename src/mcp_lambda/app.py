@@ -62,7 +62,7 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
-    logger = get_logger(business.name)
+    logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
     services = Services(

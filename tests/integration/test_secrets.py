@@ -147,7 +147,9 @@ def test_tool_gets_its_secret_and_a_missing_one_fails_only_that_tool(secret_id: 
     assert MAPS_KEY.encode() not in ok.raw + missing.raw
 
 
-def test_a_missing_secret_is_logged_at_error_with_its_name_and_where_it_was_looked_for(secret_id: str) -> None:
+def test_a_missing_secret_is_logged_at_error_with_its_name_and_where_it_was_looked_for(
+    secret_id: str,
+) -> None:
     legacy = _legacy(Settings(business="secretbiz", secret_id=secret_id))
     lines: list[logging.LogRecord] = []
     collect = logging.Handler(logging.DEBUG)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-VAULT = '''
+VAULT = """
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 
 
@@ -21,7 +21,7 @@ def open_vault(ctx: ToolContext) -> ToolResult:
 
 
 BUSINESS = Business(name="vault", tools=[open_vault])
-'''
+"""
 VAULT_MANIFEST = "tools:\n  open_vault:\n    output: {kind: execution_result}\n"
 
 
@@ -60,7 +60,14 @@ def test_a_missing_secret_shows_its_name_and_where_it_was_looked_for(tmp_path: P
     }
     env.pop("SECRET_ID", None)
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--business", "vault", "--tool", "open_vault"],
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "simulate.py"),
+            "--business",
+            "vault",
+            "--tool",
+            "open_vault",
+        ],
         capture_output=True,
         text=True,
         env=env,

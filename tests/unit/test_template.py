@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from scripts.services import SESSIONS_PARTITION_KEY, SESSIONS_TTL_ATTRIBUTE
+from tests.support.cors import expected_preflight, expected_response_headers
 
 from mcp_lambda.settings import Settings
 
@@ -238,6 +239,18 @@ def test_cors_preflight_is_answered_only_for_the_allowed_origins(template: dict[
         "Fn::Not": [{"Fn::Equals": [{"Ref": "AllowedOrigins"}, ""]}]
     }
     assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "AllowedOrigins"}]}
-    assert set(cors["AllowMethods"]) == {"POST", "GET", "DELETE"}
-    assert "mcp-session-id" in cors["ExposeHeaders"]
     assert otherwise == {"Ref": "AWS::NoValue"}
+    # What API Gateway sends for this configuration is the one expectation make run is held to as well.
+    origin = "https://chat.example.com"
+    preflight = {
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": ",".join(cors["AllowMethods"]),
+        "access-control-allow-headers": ",".join(cors["AllowHeaders"]),
+        "access-control-max-age": str(cors["MaxAge"]),
+    }
+    response = {
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": ",".join(cors["ExposeHeaders"]),
+    }
+    assert preflight == expected_preflight(origin)
+    assert response == expected_response_headers(origin)

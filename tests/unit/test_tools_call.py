@@ -148,7 +148,12 @@ def test_argument_values_are_not_logged_unless_declared_safe(
 
 @pytest.mark.parametrize(
     ("arguments", "field"),
-    [({"a": "2", "b": 3}, "a"), ({"a": 2, "b": True}, "b"), ({"a": 2, "b": [3]}, "b"), ({"a": 2.5, "b": 3}, "a")],
+    [
+        ({"a": "2", "b": 3}, "a"),
+        ({"a": 2, "b": True}, "b"),
+        ({"a": 2, "b": [3]}, "b"),
+        ({"a": 2.5, "b": 3}, "a"),
+    ],
 )
 def test_arguments_are_validated_strictly_against_the_schema(
     caller: Caller, arguments: dict[str, Any], field: str
@@ -169,7 +174,12 @@ class Point(BaseModel):
 
 @tool(description="Use to test argument types.")
 def typed(
-    day: datetime.date, colour: Colour, size: Literal["s", "m"], at: Point, pair: tuple[int, int], ratio: float
+    day: datetime.date,
+    colour: Colour,
+    size: Literal["s", "m"],
+    at: Point,
+    pair: tuple[int, int],
+    ratio: float,
 ) -> ToolResult:
     assert isinstance(day, datetime.date) and colour is Colour.RED and isinstance(at, Point)
     return execution_result({"day": day.isoformat(), "pair": list(pair), "ratio": ratio, "x": at.x})
@@ -177,7 +187,14 @@ def typed(
 
 def test_json_spellings_of_dates_enums_and_objects_still_validate() -> None:
     session = ModernClient(LambdaClient(build_handler(Business(name="typed", tools=[typed]))))
-    arguments = {"day": "2026-08-01", "colour": "red", "size": "m", "at": {"x": 1, "y": 2.5}, "pair": [1, 2], "ratio": 3}
+    arguments = {
+        "day": "2026-08-01",
+        "colour": "red",
+        "size": "m",
+        "at": {"x": 1, "y": 2.5},
+        "pair": [1, 2],
+        "ratio": 3,
+    }
     result = session.call_tool("typed", arguments).result
     assert result["structuredContent"] == {"day": "2026-08-01", "pair": [1, 2], "ratio": 3.0, "x": 1.0}
     refused = session.call_tool("typed", {**arguments, "day": "2026-02-30"}).result

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -56,31 +56,47 @@ def answers(url: str) -> bool:
         return False
 
 
+SERVER = (sys.executable, "-m", "mcp_lambda_dev.local.server")
+
+
 @contextmanager
-def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> Iterator[str]:
-    """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit."""
+def running_server(
+    business: str,
+    timeout_seconds: float = 30.0,
+    *,
+    output: Path | None = None,
+    command: Sequence[str] = SERVER,
+    extra_path: Sequence[str] = (),
+    **env: str,
+) -> Iterator[str]:
+    """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit.
+
+    `output` collects what it prints (stdout and stderr); `command` replaces `python -m ...server` (its
+    arguments follow), `extra_path` goes after the repo's own PYTHONPATH entries.
+    """
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
         **os.environ,
         "BUSINESS": business,
-        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO), *extra_path]),
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         **env,
     }
+    sink = output.open("w", encoding="utf-8") if output is not None else None
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)],
+        [*command, "--host", "127.0.0.1", "--port", str(port)],
         cwd=REPO,
         env=child_env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=sink or subprocess.DEVNULL,
+        stderr=sink or subprocess.PIPE,
         text=True,
     )
     try:
         deadline = time.monotonic() + timeout_seconds
         while not answers(url):
             if process.poll() is not None:
-                stderr = process.stderr.read() if process.stderr else ""
+                stderr = output.read_text() if output else process.stderr.read() if process.stderr else ""
                 raise RuntimeError(f"the {business} server exited early:\n{stderr[-4000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
@@ -93,3 +109,5 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if sink is not None:
+            sink.close()

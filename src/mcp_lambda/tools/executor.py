@@ -87,7 +87,11 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         advice=lambda exc: {"retryable": True} if exc.reason == "unavailable" else {},
         # A person must fix it: say which secret and where it was looked for (the name, never a value).
         log_level="error",
-        log_fields=lambda exc: {"secret_name": exc.name, "secret_reason": exc.reason, "looked_in": exc.looked_in},
+        log_fields=lambda exc: {
+            "secret_name": exc.name,
+            "secret_reason": exc.reason,
+            "looked_in": exc.looked_in,
+        },
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }

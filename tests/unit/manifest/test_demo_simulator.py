@@ -8,7 +8,14 @@ import pytest
 from scripts.simulate import evaluate, main
 
 REPORT_KEYS = {
-    "tool_result", "verdict", "valid", "violations", "server_log", "model_view", "cards", "modifiable_lists"
+    "tool_result",
+    "verdict",
+    "valid",
+    "violations",
+    "server_log",
+    "model_view",
+    "cards",
+    "modifiable_lists",
 }
 HISTORY = {"enabled": True, "scope": "same_conversation", "refresh_to": "fixed_style"}
 
