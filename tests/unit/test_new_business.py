@@ -46,7 +46,15 @@ def test_scaffold_passes_the_linters_of_make_lint(scaffolded: Path) -> None:
     for command in (
         [str(BIN / "ruff"), "check", *python_files],
         [str(BIN / "ruff"), "format", "--check", *python_files],
-        [sys.executable, "-m", "mypy", "--cache-dir", str(scaffolded / ".mypy_cache"), "-p", "businesses.shop"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(scaffolded / ".mypy_cache"),
+            "-p",
+            "businesses.shop",
+        ],
     ):
         done = _run(scaffolded, *command)
         assert done.returncode == 0, f"{command[0]}: {done.stdout}{done.stderr}"
@@ -66,7 +74,9 @@ def test_scaffold_tests_pass_and_run_every_branch_it_writes(scaffolded: Path) ->
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "5 passed" in tests.stdout
-    report = _run(scaffolded, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100")
+    report = _run(
+        scaffolded, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100"
+    )
     assert report.returncode == 0, report.stdout + report.stderr
     assert "items.py" in report.stdout
 
