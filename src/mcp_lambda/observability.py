@@ -88,7 +88,11 @@ class HumanFormatter(RedactingFormatter):
     """The same redacted record as one compact line for a terminal (LOG_FORMAT=text, the make run default)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return render(json.loads(super().format(record)), record.created)
+        line = super().format(record)
+        try:
+            return render(json.loads(line), record.created)
+        except ValueError:  # never lose a line: the redacted JSON is still readable
+            return line
 
 
 def _one_line_per_call(record: logging.LogRecord) -> bool:
