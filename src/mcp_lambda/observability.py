@@ -181,8 +181,6 @@ class ToolTelemetry:
         self.service = service
         self.namespace = namespace or metrics_namespace()
         self.tracing = tracing_enabled() if tracing is None else tracing
-        # Decided once: with metrics disabled Powertools neither prints nor clears, so values would pile up.
-        self.metrics_enabled = not _metrics_disabled()
         self._tracer = tracer
         self._metrics: Any = None
 
@@ -217,7 +215,7 @@ class ToolTelemetry:
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
-        if not self.metrics_enabled:
+        if _metrics_disabled():  # Powertools would neither print nor clear them: values would pile up
             return
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
