@@ -10,21 +10,27 @@ BUSINESS ?= demo
 export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run stdio test unit lint fmt bench events new-business clean
+.PHONY: help venv venv-run run stdio test unit lint fmt bench events new-business clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
 
-$(VENV)/.installed: pyproject.toml
+# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top.
+$(VENV)/.installed-run: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.installed-run
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@
 
-venv: $(VENV)/.installed ## create the virtualenv and install everything
+venv-run: $(VENV)/.installed-run ## create the virtualenv with the runtime dependencies only
+venv: $(VENV)/.installed ## create the virtualenv and install everything (tests, linters, RELOAD=1)
 
-run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions)
-	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT)
+run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler; RELOAD=1 restarts on changes
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload)
 
 # stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
 stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), as desktop clients start it
@@ -53,7 +59,7 @@ bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+M
 events: venv ## regenerate the saved API Gateway events and expected responses under events/
 	$(PY) scripts/record_events.py
 
-new-business: venv ## scaffold src/businesses/NAME and manifest/NAME.yaml (a working starting point)
+new-business: venv-run ## scaffold src/businesses/NAME and manifest/NAME.yaml (a working starting point)
 	@[ -n "$(NAME)" ] || { echo "new-business: NAME is required, e.g. make new-business NAME=shop" >&2; exit 2; }
 	$(PY) scripts/new_business.py "$(NAME)"
 

@@ -1,6 +1,6 @@
 # AWS SAM: validate, build and deploy. SAM CLI and cfn-lint live in their own virtualenv (.venv-sam)
 # because aws-sam-cli pins its own boto3 and would fight the runtime's dependencies in .venv.
-.PHONY: validate build deploy
+.PHONY: validate build deploy sam
 
 SAM_VENV ?= .venv-sam
 SAM := $(SAM_VENV)/bin/sam
@@ -42,5 +42,9 @@ deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build first; needs AWS
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
 	  --parameter-overrides BusinessName=$(BUSINESS) $(DEPLOY_PARAMS) \
 	  --resolve-s3 --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)
+
+# SAM CLI lives in .venv-sam (not on PATH): run any sam command through it, e.g. make sam ARGS="local invoke ...".
+sam: $(SAM_VENV)/.installed ## run the pinned SAM CLI: make sam ARGS="logs --stack-name mcp-demo --tail"
+	@$(SAM_ENV) $(SAM) $(ARGS)
 
 test: validate

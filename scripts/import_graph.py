@@ -25,6 +25,7 @@ LAYERS = (
     "tools",
     "platform_api | secrets | caller",
     "observability",
+    "log_format",
     "settings",
 )
 

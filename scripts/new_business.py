@@ -1,7 +1,8 @@
 """`make new-business NAME=shop`: scaffold a business that starts, lints and passes its manifest check.
 
-Writes src/businesses/<name>/ (an explicit tool list, one entities tool, one execution_result tool) and
-manifest/<name>.yaml. Refuses to overwrite anything.
+Writes src/businesses/<name>/ (an explicit tool list, one entities tool, one execution_result tool),
+manifest/<name>.yaml and tests/unit/test_business_<name>.py (every branch of the tools, through the handler).
+Refuses to overwrite anything.
 """
 
 from __future__ import annotations
@@ -32,17 +33,25 @@ ITEMS = '''"""{title} tools. Replace the sample catalogue with calls to your own
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from dataclasses import asdict, dataclass
+from typing import Annotated
 
 from pydantic import Field
 
 from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
 
-CATALOGUE = [
-    {{"item_id": "i-001", "name": "Sample item one", "price_yuan": 10}},
-    {{"item_id": "i-002", "name": "Sample item two", "price_yuan": 25}},
-]
-ITEM_IDS = Literal["i-001", "i-002"]
+
+@dataclass(frozen=True)
+class Item:
+    item_id: str
+    name: str
+    price_yuan: int
+
+
+CATALOGUE = (
+    Item(item_id="i-001", name="Sample item one", price_yuan=10),
+    Item(item_id="i-002", name="Sample item two", price_yuan=25),
+)
 
 
 @tool(
@@ -56,10 +65,12 @@ ITEM_IDS = Literal["i-001", "i-002"]
     safe_fields=("keyword",),
 )
 def find_items(
-    keyword: Annotated[str, Field(min_length=1, max_length=40, description="Words to look for in item names.")],
+    keyword: Annotated[
+        str, Field(min_length=1, max_length=40, description="Words to look for in item names.")
+    ],
     ctx: ToolContext,
 ) -> ToolResult:
-    found = [item for item in CATALOGUE if keyword.lower() in item["name"].lower()]
+    found = [asdict(item) for item in CATALOGUE if keyword.lower() in item.name.lower()]
     item_list = {{
         "entity_type": "item_list",
         "list_id": f"items-{{keyword.lower()}}",
@@ -76,10 +87,65 @@ def find_items(
     idempotent=True,
     safe_fields=("item_id",),
 )
-def save_item(item_id: Annotated[ITEM_IDS, Field(description="An item_id from find_items.")]) -> ToolResult:
-    if not any(item["item_id"] == item_id for item in CATALOGUE):
-        return business_error(40401, "no item with that id")
+def save_item(
+    item_id: Annotated[
+        str, Field(pattern=r"^i-\\d{{3}}$", description="An item_id from find_items, e.g. i-001.")
+    ],
+) -> ToolResult:
+    if not any(item.item_id == item_id for item in CATALOGUE):
+        return business_error(40401, f"No item {{item_id}}: search with find_items first.")
     return execution_result({{"success": True, "message": f"Saved {{item_id}}."}}, text=f"Saved {{item_id}}.")
+'''
+
+TESTS = '''"""The {name} business through the Lambda handler, as a client calls it (written by make new-business).
+
+Every branch of the tools runs here; keep it that way as the tools grow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+
+from mcp_lambda.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def client() -> ModernClient:
+    settings = Settings(business="{name}", manifest_dir=str(ROOT / "manifest"))
+    return ModernClient(LambdaClient(build_handler(None, settings)))
+
+
+def test_find_items_lists_the_items_whose_name_matches(client: ModernClient) -> None:
+    result = client.call_tool("find_items", {{"keyword": "ONE"}}).result
+    [item_list] = result["structuredContent"]["entities"]
+    assert [item["item_id"] for item in item_list["items"]] == ["i-001"]
+    assert result["content"][0]["text"] == "Found 1 items for 'ONE'."
+
+
+def test_find_items_without_a_match_gives_an_empty_list(client: ModernClient) -> None:
+    result = client.call_tool("find_items", {{"keyword": "nothing like it"}}).result
+    assert result["structuredContent"]["entities"][0]["items"] == []
+
+
+def test_save_item_saves_a_known_item(client: ModernClient) -> None:
+    result = client.call_tool("save_item", {{"item_id": "i-002"}}).result
+    assert result["structuredContent"] == {{"success": True, "message": "Saved i-002."}}
+
+
+def test_save_item_with_an_unknown_id_is_a_business_error(client: ModernClient) -> None:
+    result = client.call_tool("save_item", {{"item_id": "i-999"}}).result
+    assert result["isError"] is True and result["structuredContent"]["code"] == 40401
+
+
+def test_arguments_outside_the_schema_are_refused_before_the_tool_runs(client: ModernClient) -> None:
+    for name, arguments in (("find_items", {{"keyword": ""}}), ("save_item", {{"item_id": "1"}})):
+        result = client.call_tool(name, arguments).result
+        assert result["isError"] is True and result["structuredContent"]["code"] == 40000
 '''
 
 MANIFEST = """# The platform contract of the {name} business (docs/manifest.md).
@@ -113,7 +179,8 @@ def scaffold(name: str, root: Path) -> list[Path]:
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
         raise SystemExit(f"new-business: NAME must be lower-case letters, digits and underscores: {name!r}")
     package, manifest = root / "src" / "businesses" / name, root / "manifest" / f"{name}.yaml"
-    for path in (package, manifest):
+    tests = root / "tests" / "unit" / f"test_business_{name}.py"
+    for path in (package, manifest, tests):
         if path.exists():
             raise SystemExit(f"new-business: {path.relative_to(root)} already exists; nothing written")
     title = name.replace("_", " ").capitalize()
@@ -121,6 +188,7 @@ def scaffold(name: str, root: Path) -> list[Path]:
         package / "__init__.py": INIT.format(name=name, title=title),
         package / "items.py": ITEMS.format(title=title),
         manifest: MANIFEST.format(name=name),
+        root / "tests" / "unit" / f"test_business_{name}.py": TESTS.format(name=name),
     }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +203,10 @@ def main() -> None:
     args = parser.parse_args()
     for path in scaffold(args.name, args.root):
         print(f"created {path.relative_to(args.root)}")
-    print(f"next: make manifest-lint MANIFEST=manifest/{args.name}.yaml && make run BUSINESS={args.name}")
+    print(
+        f"next: make run BUSINESS={args.name}; its tests: .venv/bin/python -m pytest "
+        f"tests/unit/test_business_{args.name}.py (make test runs them too)"
+    )
 
 
 if __name__ == "__main__":

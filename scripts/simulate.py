@@ -3,8 +3,11 @@
     simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
                 [--tool-call-id ID]
 
-Prints the ToolResult, the verdict against the manifest with every violation, the model-visible view, the card
-candidates and the llm_modifiable lists. Exits 1 when the result violates the manifest or the call fails.
+Prints the ToolResult, the verdict, the server's warnings and errors for the call, the model-visible view, the
+card candidates and the llm_modifiable lists. The verdict tells apart a call that failed before the tool ran
+(NOT RUN: a JSON-RPC error, or arguments refused by the schema), a tool that ran and failed (FAILED: an internal
+error, a missing secret), a result that breaks the manifest (INVALID) and a result that honours it (VALID, which
+includes the tool's own business errors). Exits 0 only for VALID.
 With a tool-call id the call carries it in `_meta` and is sent a second time, as an agent's retry: the report
 says whether the retry was replayed (the tool did not run again) and whether its result is identical.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -29,10 +33,16 @@ MODERN = "2026-07-28"
 
 @contextlib.contextmanager
 def environment(business_name: str) -> Iterator[None]:
-    """BUSINESS for the handler's cold start and quieter logs, restored afterwards (tests share the process)."""
-    saved = {name: os.environ.get(name) for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL")}
+    """BUSINESS for the handler's cold start, quieter logs and no metrics, restored afterwards (tests share the process)."""
+    saved = {
+        name: os.environ.get(name)
+        for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")
+    }
     os.environ["BUSINESS"] = business_name
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    os.environ.setdefault(
+        "POWERTOOLS_METRICS_DISABLED", "true"
+    )  # as in make run: no EMF records on the terminal
     try:
         yield
     finally:
@@ -62,6 +72,50 @@ def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
         yield seen
     finally:
         ToolCheck.__call__ = original  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
+    """Every line the server logs for the call, as parsed JSON; only the level asked for still prints."""
+    from mcp_lambda.observability import RedactingFormatter
+
+    logger = logging.getLogger(service)
+    shown = logger.getEffectiveLevel()
+    lines: list[dict[str, Any]] = []
+    formatter = RedactingFormatter()  # the JSON record, whatever LOG_FORMAT prints
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(json.loads(formatter.format(record)))
+
+    printing = [(handler, handler.level) for handler in logger.handlers]
+    for handler, level in printing:
+        handler.setLevel(max(level, shown))
+    collect = Collect(logging.INFO)
+    logger.addHandler(collect)
+    logger.setLevel(min(shown, logging.INFO))
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(collect)
+        logger.setLevel(shown)
+        for handler, level in printing:
+            handler.setLevel(level)
+
+
+def verdict_of(reply: dict[str, Any], violations: list[str], log: list[dict[str, Any]]) -> str:
+    """valid | invalid | not_run (failed before the tool ran) | failed (the tool ran and failed)."""
+    finished = [
+        line for line in log if line.get("event") in ("mcp_tool_call_finished", "mcp_tool_call_failed")
+    ]
+    outcome = finished[-1].get("outcome") if finished else None
+    if "error" in reply or outcome == "invalid_arguments":
+        return "not_run"
+    if violations:
+        return "invalid"
+    if outcome == "system_error":
+        return "failed"
+    return "valid"
 
 
 def call_through_handler(
@@ -123,11 +177,14 @@ def evaluate(
     with environment(business_name), contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
         path = manifest_path(get_settings(), business)
         bound = bind_manifest(business, path)
-        status, reply = call_through_handler(tool, arguments, tool_call_id)
-        if tool_call_id:
-            checked = len(seen)  # the server checks every result it computes, never one it replays
-            _, retry = call_through_handler(tool, arguments, tool_call_id)
-            ran_again = len(seen) > checked
+        import mcp_lambda.handler  # noqa: F401  (the cold start creates the server's logger)
+
+        with server_log(business.name) as log:
+            status, reply = call_through_handler(tool, arguments, tool_call_id)
+            if tool_call_id:
+                checked = len(seen)  # the server checks every result it computes, never one it replays
+                _, retry = call_through_handler(tool, arguments, tool_call_id)
+                ran_again = len(seen) > checked
     detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
     result = reply.get("result") or {}
     detail["result_type"] = result.get("resultType")
@@ -146,8 +203,11 @@ def evaluate(
         violations = bound.check(tool, received)
     report = {
         "tool_result": tool_result,
+        "verdict": verdict_of(reply, violations, log),
         "valid": not violations,
         "violations": violations,
+        # What a person must see to fix a failed call (e.g. which secret is missing and where it was looked for).
+        "server_log": [line for line in log if line.get("level") in ("WARNING", "ERROR", "CRITICAL")],
         "model_view": model_view(bound.manifest, tool, tool_result) if tool_result else None,
         "cards": card_candidates(bound.manifest, tool, tool_result) if tool_result else [],
         "modifiable_lists": modifiable_lists(bound.manifest, tool, tool_result) if tool_result else [],
@@ -179,11 +239,10 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
     raw = detail.get("raw_result")
     if raw is not None and raw != report["tool_result"]:
         out += ["The tool returned (rewritten by the manifest check)", _indent(_dump(raw)), ""]
-    if report["valid"]:
-        out.append("Verdict: VALID - the result honours the manifest\n")
-    else:
-        out.append(f"Verdict: INVALID - {len(report['violations'])} violation(s)")
-        out += [f"  - {violation}" for violation in report["violations"]] + [""]
+    out += _verdict_lines(report, detail)
+    if report["server_log"]:
+        out.append("Server log (warnings and errors of this call)")
+        out += [f"  {_log_line(line)}" for line in report["server_log"]] + [""]
     out += [
         "Model-visible view (declared fields with llm_visible not false)",
         _indent(_dump(report["model_view"])),
@@ -225,6 +284,34 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
     return "\n".join(out)
 
 
+def _verdict_lines(report: dict[str, Any], detail: dict[str, Any]) -> list[str]:
+    verdict = report["verdict"]
+    structured = report["tool_result"].get("structuredContent") or {}
+    if verdict == "valid":
+        return ["Verdict: VALID - the tool ran and its result honours the manifest\n"]
+    if verdict == "invalid":
+        count = len(report["violations"])
+        return [f"Verdict: INVALID - {count} violation(s)", *[f"  - {v}" for v in report["violations"]], ""]
+    if detail["rpc_error"]:
+        error = detail["rpc_error"]
+        why = f"JSON-RPC error {error.get('code')}: {error.get('message')}"
+    else:
+        why = f"code {structured.get('code')}: {structured.get('message')}"
+    if verdict == "not_run":
+        return [f"Verdict: NOT RUN - the call failed before the tool ran ({why})\n"]
+    return [f"Verdict: FAILED - the tool ran and failed ({why}); see the server log below\n"]
+
+
+def _log_line(line: dict[str, Any]) -> str:
+    skip = {"level", "location", "message", "timestamp", "service", "event", "cold_start", "function_name",
+            "function_memory_size", "function_arn", "function_request_id", "correlation_id", "xray_trace_id",
+            "request_id", "jsonrpc_id"}  # fmt: skip
+    fields = " ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in line.items() if key not in skip
+    )
+    return f"{line.get('level')} {line.get('message')} {fields}".rstrip()
+
+
 def _dump(value: Any, indent: int | None = 2) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent)
 
@@ -254,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         print(render_text(options.tool, arguments, report, detail))
-    return 0 if report["valid"] and not detail["rpc_error"] else 1
+    return 0 if report["verdict"] == "valid" else 1
 
 
 if __name__ == "__main__":

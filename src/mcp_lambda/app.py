@@ -27,6 +27,8 @@ from .tools.executor import ResultCheck, ToolExecutor
 from .transport import McpEndpoint, http_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
+MCP_PATHS = ("/mcp", "/mcp/")
 
 
 def manifest_path(settings: Settings, business: Business) -> Path:
@@ -80,7 +82,7 @@ def create_server(
     invoker: TaskInvoker | None = None,
 ) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
-    logger = get_logger(business.name)
+    logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
     services = Services(
@@ -113,14 +115,17 @@ def create_app(
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
-    logger = get_logger(business.name)
+    logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_session_store(settings)
     idempotency = idempotency or build_idempotency_store(settings)
     server = create_server(settings, business, sessions, idempotency, tasks, invoker)
     authenticator = Authenticator(settings)
     endpoint = McpEndpoint(server, settings, authenticator, logger)
 
-    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}")
+    # No slash redirects: a 307 to https://... breaks clients of a plain-HTTP server; /mcp/ is served as /mcp.
+    app = FastAPI(
+        openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}", redirect_slashes=False
+    )
     # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
     app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
 
@@ -133,7 +138,8 @@ def create_app(
             loop.close()
 
     app.state.run_task = run_task
-    app.add_api_route("/mcp", endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+    for path in MCP_PATHS:
+        app.add_api_route(path, endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
     if authenticator.protects:
         add_protected_resource_metadata(app, authenticator, business)
 

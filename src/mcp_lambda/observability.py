@@ -19,6 +19,8 @@ from typing import Any, Protocol
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 
+from .log_format import render
+
 DEFAULT_METRICS_NAMESPACE = "McpTools"
 MASK = "***"
 # Outcomes that mean the server, not the caller's business case, went wrong.
@@ -82,13 +84,35 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         return redact(super().format(record))
 
 
-def get_logger(service: str) -> Logger:
-    """One JSON Powertools Logger per service (= business), created once per container."""
+class HumanFormatter(RedactingFormatter):
+    """The same redacted record as one compact line for a terminal (LOG_FORMAT=text, the make run default)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        try:
+            return render(json.loads(line), record.created)
+        except ValueError:  # never lose a line: the redacted JSON is still readable
+            return line
+
+
+def _one_line_per_call(record: logging.LogRecord) -> bool:
+    # In the human format the finishing line is the call's line; the started line shows only at DEBUG.
+    if getattr(record, "event", None) != "mcp_tool_call_started":
+        return True
+    return logging.getLogger(record.name).getEffectiveLevel() <= logging.DEBUG
+
+
+def get_logger(service: str, log_format: str = "json") -> Logger:
+    """One Powertools Logger per service (= business), created once per container: JSON lines, or with
+    `log_format="text"` compact human lines. The first call for a service decides its format."""
     logger = _LOGGERS.get(service)
     if logger is None:
         # Our lines never show thread or process fields: skip computing them for every record.
         logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
-        logger = Logger(service=service, logger_formatter=RedactingFormatter())
+        formatter = HumanFormatter() if log_format == "text" else RedactingFormatter()
+        logger = Logger(service=service, logger_formatter=formatter)
+        if log_format == "text":
+            logger.registered_handler.addFilter(_one_line_per_call)
         _LOGGERS[service] = logger
     return logger
 
@@ -96,6 +120,13 @@ def get_logger(service: str) -> Logger:
 def metrics_namespace() -> str:
     """Powertools' POWERTOOLS_METRICS_NAMESPACE, or our default."""
     return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
+
+
+def _metrics_disabled() -> bool:
+    """Powertools' own rule (POWERTOOLS_METRICS_DISABLED, or POWERTOOLS_DEV without it)."""
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+    return bool(is_metrics_disabled())
 
 
 def get_metrics(service: str) -> Metrics:
@@ -184,6 +215,8 @@ class ToolTelemetry:
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
+        if _metrics_disabled():  # Powertools would neither print nor clear them: values would pile up
+            return
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
         # One EMF blob per call: the `tool` dimension differs between calls, so it cannot share a flush.

@@ -15,12 +15,17 @@ from .settings import Settings
 
 
 class SecretUnavailable(LookupError):
-    """The named secret is missing, or the secret service cannot be reached."""
+    """The named secret is missing, or the secret service cannot be reached.
 
-    def __init__(self, name: str, reason: str = "unavailable") -> None:
+    `looked_in` says where it was looked for (a file, a Secrets Manager secret id), for the log line that lets a
+    person fix it; it never holds a value.
+    """
+
+    def __init__(self, name: str, reason: str = "unavailable", looked_in: str = "") -> None:
         super().__init__(f"secret '{name}' is {reason}")
         self.name = name
         self.reason = reason
+        self.looked_in = looked_in
 
 
 class SecretSource(Protocol):
@@ -32,7 +37,9 @@ class NoSecrets:
     """No secret store configured: every lookup fails with a clear reason."""
 
     def get(self, name: str) -> str:
-        raise SecretUnavailable(name, "not configured")
+        raise SecretUnavailable(
+            name, "not configured", "nowhere: SECRET_ID is not set and there is no .env.local file"
+        )
 
 
 # In Lambda this resolves to /var, which holds no .env.local: the file source is local-only by construction.
@@ -67,16 +74,17 @@ class SecretsManagerSource:
             TransformParameterError,
         )
 
+        where = f"key '{name}' of the Secrets Manager secret SECRET_ID={self.secret_id}"
         try:
             values = self.provider.get(self.secret_id, max_age=self.max_age_seconds, transform="json")
         except TransformParameterError:
-            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)") from None
+            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)", where) from None
         except GetParameterError as exc:
             reason = "missing" if _not_found(exc) else "unavailable"
-            raise SecretUnavailable(name, reason) from None
+            raise SecretUnavailable(name, reason, where) from None
         if not isinstance(values, dict):
-            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)")
-        return _checked(name, values.get(name))
+            raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)", where)
+        return _checked(name, values.get(name), where)
 
 
 class EnvFileSecretSource:
@@ -92,13 +100,16 @@ class EnvFileSecretSource:
 
     def get(self, name: str) -> str:
         values = self._load(name)
-        return _checked(name, values.get(name, values.get(name.upper())))
+        where = f"{self.path} as {name}= or {name.upper()}="
+        return _checked(name, values.get(name, values.get(name.upper())), where)
 
     def _load(self, name: str) -> dict[str, str]:
         try:
             stat = self.path.stat()
         except OSError:
-            raise SecretUnavailable(name, f"missing ({self.path.name} not found)") from None
+            raise SecretUnavailable(
+                name, f"missing ({self.path.name} not found)", f"{self.path} (not found)"
+            ) from None
         if self._stamp != (stat.st_mtime, stat.st_size):
             self._values = parse_env_file(self.path.read_text(encoding="utf-8"))
             self._stamp = (stat.st_mtime, stat.st_size)
@@ -133,11 +144,11 @@ def build_secret_source(settings: Settings, env_file: Path = ENV_FILE) -> Secret
     return NoSecrets()
 
 
-def _checked(name: str, value: object) -> str:
+def _checked(name: str, value: object, looked_in: str) -> str:
     if value is None or value == "":
-        raise SecretUnavailable(name, "missing")
+        raise SecretUnavailable(name, "missing", looked_in)
     if not isinstance(value, str):
-        raise SecretUnavailable(name, "unreadable (not a string)")
+        raise SecretUnavailable(name, "unreadable (not a string)", looked_in)
     register_secret_value(value)
     return value
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,16 @@ def test_every_scored_scenario_passes(revision: str, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert f"{revision}: PASS" in done.stdout
+    # What was scored and what was not is said in the output and in the README, and both say the same.
+    [(passed, scored)] = re.findall(
+        rf"^{revision}: PASS - (\d+) of (\d+) scored scenarios passed$", done.stdout, re.M
+    )
+    readme = (ROOT / "README.md").read_text()
+    if revision == "2026-07-28":
+        assert passed == scored and f"all {scored} scored scenarios pass" in readme
+        assert "not scored (" in done.stdout and "tasks-*" in readme
+    else:
+        expected = {"tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults",
+                    "elicitation-sep1330-enums"}  # fmt: skip
+        assert int(scored) - int(passed) == len(expected)
+        assert all(name in done.stdout and f"`{name}`" in readme for name in expected)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 import uuid
 from pathlib import Path
@@ -146,6 +147,27 @@ def test_tool_gets_its_secret_and_a_missing_one_fails_only_that_tool(secret_id: 
     assert MAPS_KEY.encode() not in ok.raw + missing.raw
 
 
+def test_a_missing_secret_is_logged_at_error_with_its_name_and_where_it_was_looked_for(
+    secret_id: str,
+) -> None:
+    legacy = _legacy(Settings(business="secretbiz", secret_id=secret_id))
+    lines: list[logging.LogRecord] = []
+    collect = logging.Handler(logging.DEBUG)
+    collect.emit = lines.append  # type: ignore[method-assign]
+    logging.getLogger("secretbiz").addHandler(collect)
+    try:
+        legacy.call_tool("maps_key_fingerprint")
+        legacy.call_tool("needs_absent_secret")
+    finally:
+        logging.getLogger("secretbiz").removeHandler(collect)
+
+    [failed] = [r for r in lines if getattr(r, "event", None) == "mcp_tool_call_failed"]
+    assert failed.levelname == "ERROR" and failed.error_type == "SecretUnavailable"  # type: ignore[attr-defined]
+    assert failed.secret_name == "absent_key" and failed.secret_reason == "missing"  # type: ignore[attr-defined]
+    assert failed.looked_in == f"key 'absent_key' of the Secrets Manager secret SECRET_ID={secret_id}"  # type: ignore[attr-defined]
+    assert not any(MAPS_KEY in json.dumps(vars(r), default=str) for r in lines)
+
+
 def test_unreachable_secret_service_is_an_error_result_and_the_server_keeps_working(
     monkeypatch: pytest.MonkeyPatch, fake_aws_credentials: None
 ) -> None:
@@ -176,6 +198,17 @@ def test_env_file_source_reads_names_in_either_case_and_rereads_on_change(tmp_pa
 
     env_file.write_text("MAPS_API_KEY=k-2-longer\n")
     assert source.get("maps_api_key") == "k-2-longer"
+
+
+def test_every_source_says_where_it_looked(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env.local"
+    env_file.write_text("OTHER=1\n")
+    with pytest.raises(SecretUnavailable) as in_file:
+        EnvFileSecretSource(env_file).get("maps_api_key")
+    with pytest.raises(SecretUnavailable) as nowhere:
+        NoSecrets().get("maps_api_key")
+    assert in_file.value.looked_in == f"{env_file} as maps_api_key= or MAPS_API_KEY="
+    assert "SECRET_ID is not set" in nowhere.value.looked_in and ".env.local" in nowhere.value.looked_in
 
 
 def test_env_file_source_without_the_file_says_so(tmp_path: Path) -> None:

@@ -34,3 +34,10 @@ def test_official_client_lists_and_calls_tools(server_url: str, mode: str) -> No
     assert result.structured_content["entities"][0]["entity_type"] == "route"
     assert result.content and result.content[0].type == "text"
     assert seen["bad"].is_error
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_official_client_works_with_a_trailing_slash_url(server_url: str, mode: str) -> None:
+    seen = asyncio.run(asyncio.wait_for(_session(server_url + "/", mode), timeout=30))
+    assert seen["version"] == EXPECTED_VERSION[mode]
+    assert not seen["result"].is_error

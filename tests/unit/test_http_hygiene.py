@@ -23,6 +23,32 @@ def test_disallowed_origin_gets_403(client: LambdaClient, origin: str) -> None:
     check_error_shape(reply.body)
 
 
+@pytest.mark.parametrize("request_id", [7, "req-7"])
+def test_a_refused_origin_or_host_echoes_the_request_id(request_id: int | str) -> None:
+    settings = Settings(business=TEST_BUSINESS.name, allowed_hosts=("localhost",))
+    client = LambdaClient(build_handler(TEST_BUSINESS, settings))
+    request = {**DISCOVER, "id": request_id}
+    origin = client.post(request, {**DISCOVER_HEADERS, "origin": "https://evil.example.com"})
+    host = client.post(request, {**DISCOVER_HEADERS, "host": "evil.example.com"})
+    for reply in (origin, host):
+        assert reply.status == 403 and reply.body["id"] == request_id
+        check_error_shape(reply.body)
+
+
+@pytest.mark.parametrize(
+    "raw", ['{"jsonrpc": "2.0", "id": 7', '{"jsonrpc": "2.0", "id": true, "method": "ping"}', "[1, 2]"]
+)
+def test_a_refused_request_without_a_readable_id_gets_null(client: LambdaClient, raw: str) -> None:
+    reply = client.post(headers={**DISCOVER_HEADERS, "origin": "https://evil.example.com"}, raw=raw)
+    assert reply.status == 403 and reply.body["id"] is None
+
+
+def test_a_refused_request_too_big_to_peek_at_gets_null(client: LambdaClient) -> None:
+    big = modern_request("server/discover", {"padding": "x" * 70_000}, request_id=7)
+    reply = client.post(big, {**DISCOVER_HEADERS, "origin": "https://evil.example.com"})
+    assert reply.status == 403 and reply.body["id"] is None
+
+
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
 def test_disallowed_origin_gets_403_on_every_method(client: LambdaClient, method: str) -> None:
     assert client.send(method, headers={"origin": "https://evil.example.com"}).status == 403
@@ -117,4 +143,22 @@ def test_error_bodies_are_json_with_json_content_type(client: LambdaClient) -> N
 
 def test_other_paths_are_not_the_endpoint() -> None:
     client = LambdaClient(build_handler(TEST_BUSINESS), path="/other")
+    assert client.post(DISCOVER, DISCOVER_HEADERS).status == 404
+
+
+def test_a_trailing_slash_is_served_like_the_endpoint_without_a_redirect() -> None:
+    handler = build_handler(TEST_BUSINESS)
+    plain = LambdaClient(handler).post(DISCOVER, DISCOVER_HEADERS)
+    slashed = LambdaClient(handler, path="/mcp/").post(DISCOVER, DISCOVER_HEADERS)
+    assert slashed.status == 200 and "location" not in slashed.headers
+    assert slashed.body == plain.body
+    session = LambdaClient(handler, path="/mcp/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    )  # fmt: skip
+    assert session.status == 200 and session.headers["mcp-session-id"]
+
+
+def test_paths_below_the_endpoint_are_not_the_endpoint() -> None:
+    client = LambdaClient(build_handler(TEST_BUSINESS), path="/mcp/other")
     assert client.post(DISCOVER, DISCOVER_HEADERS).status == 404

@@ -1,9 +1,10 @@
-"""`make new-business` scaffolds a business that lints clean and whose results pass the manifest check."""
+"""`make new-business` scaffolds a business that passes `make lint` and its own tests, which run every branch
+of the tools it writes; and it never overwrites."""
 
 from __future__ import annotations
 
-import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,66 +12,75 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROBE = """
-import json, sys
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
-from mcp_lambda.settings import Settings
-client = ModernClient(LambdaClient(build_handler(None, Settings(business="shop", manifest_dir=sys.argv[1]))))
-calls = (("find_items", {"keyword": "sample"}), ("save_item", {"item_id": "i-002"}))
-print(json.dumps([client.call_tool(name, arguments).result for name, arguments in calls]))
-"""
+BIN = Path(sys.executable).parent
 
 
-@pytest.fixture
-def scaffolded(tmp_path: Path) -> Path:
-    (tmp_path / "src" / "businesses").mkdir(parents=True)
-    (tmp_path / "src" / "businesses" / "__init__.py").write_text("")
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository-shaped folder: the repo's config and runtime package, and what new-business wrote."""
+    root = tmp_path_factory.mktemp("repo")
+    (root / "src" / "businesses").mkdir(parents=True)
+    (root / "src" / "businesses" / "__init__.py").write_text("")
+    (root / "src" / "mcp_lambda").symlink_to(ROOT / "src" / "mcp_lambda")
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(tmp_path)],
+        [sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(root)],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "created manifest/shop.yaml" in done.stdout
-    return tmp_path
+    assert "created tests/unit/test_business_shop.py" in done.stdout
+    return root
 
 
-def _env(root: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": f"{root / 'src'}:{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}"}
+def _run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (root / "src", ROOT / "dev", ROOT))}
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=300)
+
+
+WRITTEN = ("src/businesses/shop", "manifest/shop.yaml", "tests/unit/test_business_shop.py")
+
+
+def test_scaffold_passes_the_linters_of_make_lint(scaffolded: Path) -> None:
+    python_files = [WRITTEN[0], WRITTEN[2]]
+    for command in (
+        [str(BIN / "ruff"), "check", *python_files],
+        [str(BIN / "ruff"), "format", "--check", *python_files],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(scaffolded / ".mypy_cache"),
+            "-p",
+            "businesses.shop",
+        ],
+    ):
+        done = _run(scaffolded, *command)
+        assert done.returncode == 0, f"{command[0]}: {done.stdout}{done.stderr}"
 
 
 def test_scaffold_lints_clean_against_its_own_tools(scaffolded: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "manifest_lint.py"),
-            str(scaffolded / "manifest" / "shop.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(scaffolded),
-    )
+    done = _run(scaffolded, sys.executable, str(ROOT / "scripts" / "manifest_lint.py"), "manifest/shop.yaml")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_scaffold_serves_results_that_pass_the_manifest_check(scaffolded: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(scaffolded / "manifest")],
-        capture_output=True,
-        text=True,
-        env=_env(scaffolded),
-        check=True,
+def test_scaffold_tests_pass_and_run_every_branch_it_writes(scaffolded: Path) -> None:
+    package = scaffolded / "src" / "businesses" / "shop"
+    tests = _run(
+        scaffolded,
+        *(sys.executable, "-m", "coverage", "run", "--branch", f"--source={package}"),
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", WRITTEN[2]),
     )
-    find, save = json.loads(done.stdout.strip().splitlines()[-1])
-    assert find.get("isError") is not True, find
-    assert find["structuredContent"]["entities"][0]["entity_type"] == "item_list"
-    assert save["structuredContent"] == {"success": True, "message": "Saved i-002."}
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert "5 passed" in tests.stdout
+    report = _run(
+        scaffolded, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100"
+    )
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "items.py" in report.stdout
 
 
 def test_scaffold_never_overwrites(scaffolded: Path) -> None:
-    again = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(scaffolded)],
-        capture_output=True,
-        text=True,
-    )
+    again = _run(scaffolded, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", ".")
     assert again.returncode != 0 and "already exists" in again.stderr

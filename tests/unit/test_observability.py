@@ -338,3 +338,36 @@ def test_platform_client_needs_the_base_domain() -> None:
         Settings(doubao_openapi_base_domain="open.example.com"), get_logger("testbiz")
     )
     assert client is not None and client.base_url == "https://open.example.com"
+
+
+def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_line() -> None:
+    import logging as std_logging
+
+    from mcp_lambda.observability import HumanFormatter
+
+    register_secret_value("sk-human-format-9f3a")
+    formatter = HumanFormatter()
+    finished = std_logging.LogRecord(
+        "svc", std_logging.ERROR, __file__, 1, "mcp_tool_call_failed", None, None
+    )
+    for key, value in {
+        "event": "mcp_tool_call_failed",
+        "tool_name": "open_vault",
+        "outcome": "system_error",
+        "code": 50020,
+        "duration_ms": 0.42,
+        "error_type": "SecretUnavailable",
+        "looked_in": "a file mentioning sk-human-format-9f3a",
+    }.items():
+        setattr(finished, key, value)
+    line = formatter.format(finished)
+    assert "\n" not in line and "sk-human-format-9f3a" not in line
+    assert " ERROR tools/call open_vault system_error code=50020 0.4ms error_type=SecretUnavailable " in line
+    assert 'looked_in="a file mentioning ***"' in line
+
+    logger = get_logger("human-format-test", "text")
+    started = std_logging.LogRecord(
+        "human-format-test", std_logging.INFO, __file__, 1, "mcp_tool_call_started", None, None
+    )
+    started.event = "mcp_tool_call_started"
+    assert not logger.registered_handler.filter(started)

@@ -18,6 +18,7 @@ from scripts.services import (
     TASKS_PARTITION_KEY,
     TASKS_TTL_ATTRIBUTE,
 )
+from tests.support.cors import expected_preflight, expected_response_headers
 
 from mcp_lambda.auth import METADATA_PATHS
 from mcp_lambda.idempotency import stores
@@ -129,12 +130,16 @@ def test_mcp_routes_are_post_get_delete_on_the_http_api(
     api_ids = {json.dumps(e["Properties"]["ApiId"]) for e in function["Events"].values()}
     body = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]
 
-    assert routes == {("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp"), *METADATA_ROUTES}
+    # /mcp/{proxy+} carries the trailing-slash form /mcp/ (a route cannot end in "/"); the app serves it.
+    paths = ("/mcp", "/mcp/{proxy+}")
+    mcp_routes = {(method, path) for method in ("POST", "GET", "DELETE") for path in paths}
+    assert routes == {*mcp_routes, *METADATA_ROUTES}
     assert {e["Type"] for e in function["Events"].values()} == {"HttpApi"}
     assert api_ids == {json.dumps({"Ref": "McpApi"})}
     assert template["Resources"]["McpApi"]["Type"] == "AWS::Serverless::HttpApi"
-    assert set(body["paths"]) == {"/mcp", *(path for _, path in METADATA_ROUTES)}
-    assert set(body["paths"]["/mcp"]) == {"post", "get", "delete"}
+    assert set(body["paths"]) == {*paths, *(path for _, path in METADATA_ROUTES)}
+    for path in paths:
+        assert set(body["paths"][path]) == {"post", "get", "delete"}
 
 
 def test_the_metadata_routes_are_never_behind_the_authorizer(template: dict[str, Any]) -> None:
@@ -163,7 +168,7 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
             },
         ]
     }
-    for method in body["paths"]["/mcp"].values():
+    for method in [m for path in ("/mcp", "/mcp/{proxy+}") for m in body["paths"][path].values()]:
         assert method["security"] == {"Fn::If": ["UseJwt", [{"McpJwt": []}], []]}
     assert schemes[0] == "UseJwt" and schemes[2] == {"Ref": "AWS::NoValue"}
     assert authorizer["type"] == "jwt"
@@ -383,6 +388,18 @@ def test_cors_preflight_is_answered_only_for_the_allowed_origins(template: dict[
         "Fn::Not": [{"Fn::Equals": [{"Ref": "AllowedOrigins"}, ""]}]
     }
     assert cors["AllowOrigins"] == {"Fn::Split": [",", {"Ref": "AllowedOrigins"}]}
-    assert set(cors["AllowMethods"]) == {"POST", "GET", "DELETE"}
-    assert "mcp-session-id" in cors["ExposeHeaders"]
     assert otherwise == {"Ref": "AWS::NoValue"}
+    # What API Gateway sends for this configuration is the one expectation make run is held to as well.
+    origin = "https://chat.example.com"
+    preflight = {
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": ",".join(cors["AllowMethods"]),
+        "access-control-allow-headers": ",".join(cors["AllowHeaders"]),
+        "access-control-max-age": str(cors["MaxAge"]),
+    }
+    response = {
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": ",".join(cors["ExposeHeaders"]),
+    }
+    assert preflight == expected_preflight(origin)
+    assert response == expected_response_headers(origin)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import datetime
+import enum
 import logging
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from pydantic import BaseModel
 from tests.support.business import SECRET_FAILURE_TEXT
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply
+from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply, build_handler
 from tests.support.wire import check_legacy, check_modern
+
+from mcp_lambda.tools import Business, ToolResult, execution_result, tool
 
 
 class Caller:
@@ -139,3 +144,58 @@ def test_argument_values_are_not_logged_unless_declared_safe(
     summaries = {r.tool_name: r.arguments for r in started}  # type: ignore[attr-defined]
     assert summaries["add"] == {"a": "int", "b": "int"}
     assert summaries["echo"] == {"message": "visible"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"a": "2", "b": 3}, "a"),
+        ({"a": 2, "b": True}, "b"),
+        ({"a": 2, "b": [3]}, "b"),
+        ({"a": 2.5, "b": 3}, "a"),
+    ],
+)
+def test_arguments_are_validated_strictly_against_the_schema(
+    caller: Caller, arguments: dict[str, Any], field: str
+) -> None:
+    result = caller.call("add", arguments).result
+    assert result["isError"] is True and result["structuredContent"]["code"] == 40000
+    assert re.search(rf"\b{field}: Input should be a valid integer", result["content"][0]["text"])
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Point(BaseModel):
+    x: float
+    y: float
+
+
+@tool(description="Use to test argument types.")
+def typed(
+    day: datetime.date,
+    colour: Colour,
+    size: Literal["s", "m"],
+    at: Point,
+    pair: tuple[int, int],
+    ratio: float,
+) -> ToolResult:
+    assert isinstance(day, datetime.date) and colour is Colour.RED and isinstance(at, Point)
+    return execution_result({"day": day.isoformat(), "pair": list(pair), "ratio": ratio, "x": at.x})
+
+
+def test_json_spellings_of_dates_enums_and_objects_still_validate() -> None:
+    session = ModernClient(LambdaClient(build_handler(Business(name="typed", tools=[typed]))))
+    arguments = {
+        "day": "2026-08-01",
+        "colour": "red",
+        "size": "m",
+        "at": {"x": 1, "y": 2.5},
+        "pair": [1, 2],
+        "ratio": 3,
+    }
+    result = session.call_tool("typed", arguments).result
+    assert result["structuredContent"] == {"day": "2026-08-01", "pair": [1, 2], "ratio": 3.0, "x": 1.0}
+    refused = session.call_tool("typed", {**arguments, "day": "2026-02-30"}).result
+    assert refused["isError"] is True and "day" in refused["content"][0]["text"]

@@ -58,20 +58,42 @@ def answers(url: str) -> bool:
         return False
 
 
+SERVER = (sys.executable, "-m", "mcp_lambda_dev.local.server")
+
+
 @contextmanager
 def running_server(
-    business: str, timeout_seconds: float = 30.0, server_args: Sequence[str] = (), **env: str
+    business: str,
+    timeout_seconds: float = 30.0,
+    server_args: Sequence[str] = (),
+    *,
+    output: Path | None = None,
+    command: Sequence[str] = SERVER,
+    extra_path: Sequence[str] = (),
+    **env: str,
 ) -> Iterator[str]:
     """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit.
 
-    `server_args` go to the server's command line (e.g. `--remap-www-authenticate`)."""
-    with server_process(business, timeout_seconds, server_args, **env) as (url, _process):
+    `server_args` go to the server's command line (e.g. `--remap-www-authenticate`); `output` collects what it
+    prints (stdout and stderr); `command` replaces `python -m ...server` (its arguments follow), `extra_path`
+    goes after the repo's own PYTHONPATH entries.
+    """
+    with server_process(
+        business, timeout_seconds, server_args, output=output, command=command, extra_path=extra_path, **env
+    ) as (url, _process):
         yield url
 
 
 @contextmanager
 def server_process(
-    business: str, timeout_seconds: float = 30.0, server_args: Sequence[str] = (), **env: str
+    business: str,
+    timeout_seconds: float = 30.0,
+    server_args: Sequence[str] = (),
+    *,
+    output: Path | None = None,
+    command: Sequence[str] = SERVER,
+    extra_path: Sequence[str] = (),
+    **env: str,
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`running_server`, also yielding the process (a test may kill it: a container that dies mid-task)."""
     port = free_port()
@@ -79,27 +101,24 @@ def server_process(
     child_env = {
         **os.environ,
         "BUSINESS": business,
-        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO), *extra_path]),
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         **env,
     }
+    sink = output.open("w", encoding="utf-8") if output is not None else None
     process = subprocess.Popen(
-        [
-            sys.executable,
-            *("-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)),
-            *server_args,
-        ],
+        [*command, "--host", "127.0.0.1", "--port", str(port), *server_args],
         cwd=REPO,
         env=child_env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=sink or subprocess.DEVNULL,
+        stderr=sink or subprocess.PIPE,
         text=True,
     )
     try:
         deadline = time.monotonic() + timeout_seconds
         while not answers(url):
             if process.poll() is not None:
-                stderr = process.stderr.read() if process.stderr else ""
+                stderr = output.read_text() if output else process.stderr.read() if process.stderr else ""
                 raise RuntimeError(f"the {business} server exited early:\n{stderr[-4000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
@@ -112,3 +131,5 @@ def server_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        if sink is not None:
+            sink.close()

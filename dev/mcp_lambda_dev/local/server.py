@@ -1,33 +1,63 @@
 """`make run`: a local HTTP server that turns each request into an API Gateway payload-2.0 event and answers
-it with the Lambda handler declared in template.yaml, so local behaviour is deployed behaviour.
+it with the Lambda handler declared in template.yaml, so local behaviour is deployed behaviour (CORS preflight
+included: API Gateway's CorsConfiguration from template.yaml, for ALLOWED_ORIGINS).
 
 Hand-written on the standard library because no maintained package emulates API Gateway without Docker.
+`--reload` (make run RELOAD=1) restarts it on changes under src/, dev/ and manifest/ with watchfiles.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import importlib
+import logging
 import os
+import shlex
+import signal
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from .access_log import access_line
+from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
 from .lambda_service import LocalLambda
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
+REPO = Path(__file__).resolve().parents[3]
+WATCHED = ("src", "dev", "manifest")
+LOCAL_DEFAULTS = {
+    # DNS-rebinding protection for a loopback server: only local Host names are answered.
+    "ALLOWED_HOSTS": "localhost:*,127.0.0.1:*,[::1]:*,localhost,127.0.0.1,[::1]",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "LOG_FORMAT": "text",  # LOG_FORMAT=json prints the production (Lambda) lines
+}
 
 
-def make_request_handler(
-    handler: LambdaHandler, max_body_bytes: int, remap_www_authenticate: bool = False
-) -> type[BaseHTTPRequestHandler]:
+@dataclass(frozen=True)
+class LocalGateway:
+    """What the local API Gateway stand-in needs besides the handler."""
+
+    max_body_bytes: int
+    allowed_origins: tuple[str, ...]
+    cors: CorsConfiguration
+    access_log: bool  # LOG_FORMAT=text: one line per request (tools/call lines come from the executor)
+    log_level: int
+    remap_www_authenticate: bool = False  # as API Gateway does (--remap-www-authenticate)
+
+
+def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[BaseHTTPRequestHandler]:
     # One Lambda container serves one request at a time on one thread with one event loop (as Mangum expects):
     # every invocation runs on this single worker, serialized like the real thing.
     worker = ThreadPoolExecutor(
@@ -39,41 +69,164 @@ def make_request_handler(
         protocol_version = "HTTP/1.1"
 
         def _serve(self) -> None:
+            started = time.time()
             length = int(self.headers.get("content-length") or 0)
-            if length > max_body_bytes * 6:  # API Gateway's own 10 MB payload cap, roughly
+            if length > gateway.max_body_bytes * 6:  # API Gateway's own 10 MB payload cap, roughly
                 self.send_error(413)
                 return
             body = self.rfile.read(length) if length else None
-            split = urlsplit(self.path)
             # API Gateway tells the function the client's scheme this way (there it is always https).
             headers = {
                 name: value for name, value in self.headers.items() if name.lower() != "x-forwarded-proto"
             }
             headers["x-forwarded-proto"] = "http"
+            origin = self.headers.get("origin")
+            if gateway.allowed_origins and is_preflight(self.command, headers):
+                # API Gateway answers the preflight itself; the function never sees it.
+                self._send(204, preflight_headers(gateway.cors, origin, gateway.allowed_origins), b"")
+                return
+            split = urlsplit(self.path)
             event = http_event(
                 self.command, split.path, headers, body, query=split.query, source_ip=self.client_address[0]
             )
             result = worker.submit(handler, event, LocalContext()).result()
             payload = response_body(result)
-            self.send_response(int(result.get("statusCode", 200)))
-            for name, value in (result.get("headers") or {}).items():
-                if name.lower() == "www-authenticate" and remap_www_authenticate:
-                    name = REMAPPED_WWW_AUTHENTICATE
-                if name.lower() != "content-length":
-                    self.send_header(name, value)
-            for cookie in result.get("cookies") or []:
+            status = int(result.get("statusCode", 200))
+            out = {
+                REMAPPED_WWW_AUTHENTICATE
+                if k.lower() == "www-authenticate" and gateway.remap_www_authenticate
+                else k: v
+                for k, v in (result.get("headers") or {}).items()
+                if k.lower() != "content-length"
+            }
+            out.update(response_headers(gateway.cors, origin, gateway.allowed_origins))
+            self._send(status, out, payload, result.get("cookies") or [])
+            if gateway.access_log:
+                self._log(started, body, status, payload, str(out.get("content-type", "")))
+
+        def _send(
+            self, status: int, headers: dict[str, str], payload: bytes, cookies: Sequence[str] = ()
+        ) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            for cookie in cookies:
                 self.send_header("set-cookie", cookie)
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(payload)
 
+        def _log(
+            self, started: float, body: bytes | None, status: int, payload: bytes, content_type: str
+        ) -> None:
+            duration_ms = (time.time() - started) * 1000
+            line = access_line(started, body, status, payload, content_type, duration_ms, self.command)
+            if line is not None and logging.getLevelName(line[0]) >= gateway.log_level:
+                print(line[1], flush=True)
+
         do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_HEAD = _serve
 
         def log_message(self, format: str, *args: Any) -> None:
-            sys.stderr.write(f"{self.address_string()} {format % args}\n")
+            pass  # the handler's own log lines (and, in text mode, our access line) say what happened
 
     return ApiGatewayRequestHandler
+
+
+def fail(message: str) -> NoReturn:
+    """A start-up problem: one line naming it and the fix, and a non-zero exit (no traceback)."""
+    print(f"make run: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+def load_handler(dotted: str) -> LambdaHandler:
+    """Import the handler (its cold start builds the app), turning the known start-up errors into one line."""
+    from mcp_lambda.manifest import ManifestError
+    from mcp_lambda.settings import SettingsError
+    from mcp_lambda.tools import ToolSignatureError
+    from mcp_lambda.tools.business import BusinessError
+
+    module_name, _, function_name = dotted.rpartition(".")
+    try:
+        handler: LambdaHandler = getattr(importlib.import_module(module_name), function_name)
+    except SettingsError as exc:
+        fail(f"{exc}; fix the variable in your environment (README: Configuration)")
+    except BusinessError as exc:
+        fail(str(exc))
+    except ToolSignatureError as exc:
+        fail(f"a tool cannot be served: {exc}")
+    except ManifestError as exc:
+        first, more = exc.problems[0], len(exc.problems) - 1
+        extra = f" (and {more} more)" if more else ""
+        fail(f"invalid manifest: {first}{extra}; see them all with make manifest-lint MANIFEST={first.file}")
+    return handler
+
+
+def bind(host: str, port: int, handler_class: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    try:
+        return ThreadingHTTPServer((host, port), handler_class)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(
+                f"port {port} on {host} is already in use; stop the other server or pick another: make run PORT={port + 1}"
+            )
+        fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another HOST or PORT")
+
+
+def serve(host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False) -> None:
+    from mcp_lambda.settings import SettingsError, get_settings
+
+    # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
+    # worker threads call this same handler with the internal task event.
+    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
+    invoke_api.configure_environment()
+    try:
+        settings = get_settings()
+    except SettingsError as exc:
+        invoke_api.stop()
+        fail(f"{exc}; fix the variable in your environment (README: Configuration)")
+    try:
+        handler = load_handler(dotted_handler)
+    except SystemExit:
+        invoke_api.stop()
+        raise
+    invoke_api.handler = handler
+    invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
+    gateway = LocalGateway(
+        max_body_bytes=settings.max_body_bytes,
+        allowed_origins=settings.allowed_origins,
+        cors=CorsConfiguration.from_template(),
+        access_log=settings.log_format == "text",
+        log_level=logging.getLogger(settings.business).getEffectiveLevel(),
+        remap_www_authenticate=remap_www_authenticate,
+    )
+    try:
+        server = bind(host, port, make_request_handler(handler, gateway))
+    except SystemExit:
+        invoke_api.stop()
+        raise
+    print(f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        invoke_api.stop()
+
+
+def reload(
+    host: str, port: int, dotted_handler: str, watched: Sequence[Path], extra: Sequence[str] = ()
+) -> int:
+    """Serve in a child process and restart it whenever a file under `watched` changes."""
+    try:
+        from watchfiles import run_process
+    except ImportError:
+        fail("RELOAD=1 needs watchfiles, a development dependency: run make venv")
+    command = [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", host, "--port", str(port)]
+    command += ["--handler", dotted_handler, *extra]
+    print(f"make run: reloading on changes under {', '.join(str(path) for path in watched)}", flush=True)
+    return int(run_process(*watched, target=shlex.join(command), target_type="command"))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -88,37 +241,23 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help=f"rename WWW-Authenticate to {REMAPPED_WWW_AUTHENTICATE}, as API Gateway does",
     )
+    parser.add_argument("--reload", action="store_true", help="restart on changes (make run RELOAD=1)")
+    parser.add_argument(
+        "--watch",
+        action="append",
+        type=Path,
+        help="with --reload: a directory to watch (default: src, dev, manifest)",
+    )
     args = parser.parse_args(argv)
-    # DNS-rebinding protection for a loopback server: only local Host names are answered.
-    os.environ.setdefault("ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*,localhost,127.0.0.1,[::1]")
-    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
-    # worker threads call this same handler with the internal task event.
-    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
-    invoke_api.configure_environment()
-    module_name, _, function_name = args.handler.rpartition(".")
-    handler: LambdaHandler = getattr(importlib.import_module(module_name), function_name)
-    from mcp_lambda.settings import get_settings
-
-    invoke_api.handler = handler
-    invoke_api.timeout_seconds = get_settings().task_worker_timeout_seconds
-
-    server = ThreadingHTTPServer(
-        (args.host, args.port),
-        make_request_handler(handler, get_settings().max_body_bytes, args.remap_www_authenticate),
-    )
-    print(
-        f"MCP server for business '{get_settings().business}' at http://{args.host}:{args.port}/mcp",
-        flush=True,
-    )
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-        invoke_api.stop()
+    # Ctrl+C (and the reloader's SIGINT) stops the server even when started with SIGINT ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name, value in LOCAL_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    if args.reload:
+        watched = args.watch or [REPO / name for name in WATCHED if (REPO / name).is_dir()]
+        extra = ["--remap-www-authenticate"] if args.remap_www_authenticate else []
+        raise SystemExit(reload(args.host, args.port, args.handler, watched, extra))
+    serve(args.host, args.port, args.handler, args.remap_www_authenticate)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from typing import Any
 from ..tools import Business, ToolResult
 from .check import ToolCheck
 from .errors import ManifestError
-from .loader import read_manifest
+from .loader import read_manifest, unreadable
 from .models import Manifest
 from .rules import tool_name_problems
 from .schema import output_schema
@@ -48,7 +48,8 @@ def bind_manifest(business: Business, path: str | Path) -> BoundManifest:
     """Load the manifest and match it with the business's tools; raises ManifestError listing every problem."""
     manifest, problems, declared, _ = read_manifest(path)
     registered = {spec.name for spec in business.tools}
-    problems += tool_name_problems(manifest, registered, declared["tools"])
+    if not unreadable(problems):
+        problems += tool_name_problems(manifest, registered, declared["tools"])
     if problems:
         raise ManifestError(problems)
     return BoundManifest.from_manifest(manifest)

@@ -45,12 +45,21 @@ def load_manifest(path: str | Path) -> Manifest:
     return manifest
 
 
+# A file that cannot be read as a mapping at all: its problem is reported alone (no tool can be said to be missing).
+UNREADABLE_RULES = frozenset({"unreadable", "yaml-syntax", "not-a-mapping"})
+
+
 def lint_manifest(path: str | Path, tool_names: set[str] | None = None) -> list[Problem]:
     """Every problem in the manifest; with `tool_names`, also tools missing on either side."""
     manifest, problems, declared, lines = read_manifest(path)
-    if tool_names is not None:
+    if tool_names is not None and not unreadable(problems):
         problems += _with_lines(tool_name_problems(manifest, tool_names, declared["tools"]), lines)
     return problems
+
+
+def unreadable(problems: list[Problem]) -> bool:
+    """Whether the file could not be read as a manifest mapping (so its tools are unknown, not missing)."""
+    return any(problem.yaml_path == "" and problem.rule in UNREADABLE_RULES for problem in problems)
 
 
 def parse_manifest(path: str | Path) -> tuple[Manifest, list[Problem]]:

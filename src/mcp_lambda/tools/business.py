@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,14 +78,25 @@ class Business:
         return by_name.get(name)
 
 
+def known_businesses() -> list[str]:
+    """The business packages on the path, in path order (src/businesses/ first, then dev/businesses/ locally)."""
+    try:
+        package = importlib.import_module("businesses")
+    except ModuleNotFoundError:
+        return []
+    names = [module.name for module in pkgutil.iter_modules(package.__path__) if module.ispkg]
+    return list(dict.fromkeys(names))
+
+
 def load_business(name: str) -> Business:
     """Import `businesses.<name>` and return its `BUSINESS`."""
     try:
         module = importlib.import_module(f"businesses.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("businesses"):
+        if exc.name and (exc.name == "businesses" or exc.name == f"businesses.{name}"):
+            known = ", ".join(known_businesses()) or "none"
             raise BusinessError(
-                f"business '{name}' not found: expected a package src/businesses/{name}/"
+                f"business '{name}' not found; known: {known} (a business is a package src/businesses/<name>/)"
             ) from None
         raise
     business = getattr(module, "BUSINESS", None)

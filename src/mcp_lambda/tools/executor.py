@@ -65,6 +65,8 @@ class ErrorRule:
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
     # Overrides of the code's retry advice that depend on the exception (business_error keyword arguments).
     advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
+    # Fields the log line adds to diagnose the exception (names and places, never values).
+    log_fields: Callable[[Any], dict[str, Any]] = lambda exc: {}
 
 
 def _internal_message(spec: ToolSpec, error_id: str) -> str:
@@ -84,6 +86,13 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
         # An unreachable secret service may come back; a missing or unreadable secret needs a person.
         advice=lambda exc: {"retryable": True} if exc.reason == "unavailable" else {},
+        # A person must fix it: say which secret and where it was looked for (the name, never a value).
+        log_level="error",
+        log_fields=lambda exc: {
+            "secret_name": exc.name,
+            "secret_reason": exc.reason,
+            "looked_in": exc.looked_in,
+        },
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }
@@ -296,6 +305,8 @@ class _Call:
         else:
             message = rule.message(self.spec, exc)
         level = rule.log_level if exc is not None else "error"
+        if exc is not None:
+            fields.update(rule.log_fields(exc))
         self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
         return business_error(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
 
@@ -311,7 +322,9 @@ def _admitted(**kwargs: Any) -> None:
 
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
     if spec.arguments is not None:
-        kwargs = dict(spec.arguments.model_validate(dict(arguments)))
+        # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
+        text = json.dumps(dict(arguments), ensure_ascii=False)
+        kwargs = dict(spec.arguments.model_validate_json(text))
     elif "arguments" in spec.arguments_accepted:
         kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
     else:

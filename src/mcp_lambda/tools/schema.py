@@ -45,7 +45,9 @@ def arguments_model(fn: Callable[..., Any], model_name: str) -> tuple[type[BaseM
             fields[name] = (annotation, default)
         else:
             fields[name] = (annotation, default)
-    model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+    # Strict: a value must already have its schema type ("2" is not an integer). The executor validates the JSON
+    # text, so JSON's own spellings still parse: an ISO date string for `date`, a value for an Enum.
+    model = create_model(model_name, __config__=ConfigDict(extra="forbid", strict=True), **fields)
     return model, context_param
 
 

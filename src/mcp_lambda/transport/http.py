@@ -18,6 +18,7 @@ from ..protocol.jsonrpc import (
     UNAUTHORIZED,
     RpcError,
     error_response,
+    recover_id,
 )
 from ..settings import Settings
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
@@ -33,18 +34,45 @@ def _json_bytes(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
-def http_error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    """A JSON-RPC error (no id: the request was refused before it was read) with an HTTP status."""
-    body = error_response(None, RpcError(code, message))
+# A refused request's body is parsed for its id only up to this size: enough for any real request, cheap to read.
+ID_PEEK_BYTES = 64 * 1024
+
+
+def http_error(
+    status: int,
+    code: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    request_id: str | int | None = None,
+) -> Response:
+    """A JSON-RPC error with an HTTP status; the id is the request's when it could be read, else null."""
+    body = error_response(request_id, RpcError(code, message))
     return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
 
 
-def refused(failure: AuthFailure) -> Response:
+def refused(failure: AuthFailure, request_id: str | int | None = None) -> Response:
     """401 with the `invalid_token` challenge, or 503 when the issuer's keys cannot be fetched."""
     if failure.status == 503:
         message = f"Service unavailable: {failure.reason}"
-        return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers)
-    return http_error(failure.status, UNAUTHORIZED, f"Unauthorized: {failure.reason}", failure.headers)
+        return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers, request_id)
+    message = f"Unauthorized: {failure.reason}"
+    return http_error(failure.status, UNAUTHORIZED, message, failure.headers, request_id)
+
+
+async def peek_request_id(request: Request) -> str | int | None:
+    """The JSON-RPC id of a small POST body, for the error that refuses it; None when there is none to read."""
+    if request.method != "POST":
+        return None
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > ID_PEEK_BYTES):
+        return None
+    raw = await request.body()
+    if len(raw) > ID_PEEK_BYTES:
+        return None
+    try:
+        return recover_id(json.loads(raw))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
 
 
 def correlation_id_of(request: Request) -> str | None:
@@ -67,9 +95,11 @@ class McpEndpoint:
     async def __call__(self, request: Request) -> Response:
         headers = request.headers
         if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
-            return http_error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed")
+            request_id = await peek_request_id(request)
+            return http_error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed", request_id=request_id)
         if not host_allowed(headers.get("host"), self.settings.allowed_hosts):
-            return http_error(403, INVALID_REQUEST, "Forbidden: Host is not allowed")
+            request_id = await peek_request_id(request)
+            return http_error(403, INVALID_REQUEST, "Forbidden: Host is not allowed", request_id=request_id)
         try:
             auth = self.authenticator.authenticate(request)
         except AuthFailure as failure:
@@ -78,7 +108,7 @@ class McpEndpoint:
                 "mcp_auth_refused",
                 extra={"event": "mcp_auth_refused", "status": failure.status, "reason": failure.reason},
             )
-            return refused(failure)
+            return refused(failure, await peek_request_id(request))
         body: Any = None
         if request.method == "POST":
             rejected = self._check_post_headers(request)

@@ -8,7 +8,16 @@ from typing import Any
 import pytest
 from scripts.simulate import evaluate, main
 
-REPORT_KEYS = {"tool_result", "valid", "violations", "model_view", "cards", "modifiable_lists"}
+REPORT_KEYS = {
+    "tool_result",
+    "verdict",
+    "valid",
+    "violations",
+    "server_log",
+    "model_view",
+    "cards",
+    "modifiable_lists",
+}
 HISTORY = {"enabled": True, "scope": "same_conversation", "refresh_to": "fixed_style"}
 
 

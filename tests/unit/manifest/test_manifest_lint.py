@@ -81,3 +81,35 @@ def test_bind_manifest_rejects_a_business_whose_tools_do_not_match(tmp_path: Pat
 def test_a_missing_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     [problem] = lint_manifest(tmp_path / "absent.yaml")
     assert problem.rule == "unreadable"
+
+
+def test_a_yaml_syntax_error_is_reported_alone_by_make_manifest_lint(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    broken = tmp_path / "demo.yaml"  # named after a real business, whose four tools would all be "missing"
+    broken.write_text("tools:\n  search_routes:\n    output: {kind: entities\n")
+    done = subprocess.run(
+        [sys.executable, str(root / "scripts" / "manifest_lint.py"), str(broken)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={"PYTHONPATH": f"{root / 'src'}:{root / 'dev'}:{root}", "PATH": ""},
+    )
+    assert done.returncode == 1
+    [line] = done.stdout.splitlines()
+    assert line.startswith(f"{broken}:<root>: [yaml-syntax] ")
+
+
+def test_a_yaml_syntax_error_alone_also_stops_the_server_binding(tmp_path: Path) -> None:
+    broken = tmp_path / "m.yaml"
+    broken.write_text("tools: [unclosed\n")
+    with pytest.raises(ManifestError) as caught:
+        bind_manifest(Business(name="m", tools=[_one_tool]), broken)
+    assert [problem.rule for problem in caught.value.problems] == ["yaml-syntax"]
+
+
+@tool(description="Use when testing. Not for production.")
+def _one_tool() -> ToolResult:
+    return execution_result({"success": True})

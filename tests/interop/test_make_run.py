@@ -1,0 +1,297 @@
+"""`make run` as a newcomer meets it: one-line start-up failures, readable log lines, no EMF noise, CORS like the
+deployed stack, RELOAD=1, and nothing but the runtime dependencies needed to serve."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.cors import PREFLIGHT_STATUS, expected_preflight, expected_response_headers
+
+from mcp_lambda_dev.local.process import REPO, free_port, running_server
+
+pytestmark = pytest.mark.interop
+
+SERVER = [sys.executable, "-m", "mcp_lambda_dev.local.server"]
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2024-11-05",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+LINE = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} (INFO |WARN |ERROR) ")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        **extra,
+    }
+    for name in ("BUSINESS", "MANIFEST_DIR", "MAX_BODY_BYTES"):
+        if name not in extra:
+            env.pop(name, None)
+    return env
+
+
+def _start_failure(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SERVER, "--port", str(free_port()), *args],
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "accept": "application/json", **(headers or {})},
+    )
+    return _open(request)
+
+
+def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], Any]:
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            status, headers, raw = response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        status, headers, raw = error.code, dict(error.headers), error.read()
+    lowered = {name.lower(): value for name, value in headers.items()}
+    return status, lowered, json.loads(raw) if raw else None
+
+
+def call_tool(url: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": META},
+    }
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
+    return post(url, body, headers)
+
+
+# --- start-up failures --------------------------------------------------------------------------------------
+
+
+def test_an_unknown_business_is_one_line_naming_the_known_ones() -> None:
+    done = _start_failure(BUSINESS="nobiz")
+    assert done.returncode != 0
+    assert done.stderr.splitlines() == [
+        "make run: business 'nobiz' not found; known: demo, conformance "
+        "(a business is a package src/businesses/<name>/)"
+    ]
+
+
+def test_an_invalid_setting_is_one_line_naming_the_variable() -> None:
+    done = _start_failure(MAX_BODY_BYTES="12")
+    assert done.returncode != 0
+    [line] = done.stderr.splitlines()
+    assert line.startswith("make run: invalid configuration: MAX_BODY_BYTES: ")
+
+
+def test_an_invalid_manifest_is_one_line_with_the_lint_command(tmp_path: Path) -> None:
+    (tmp_path / "demo.yaml").write_text("tools: [unclosed\n")
+    done = _start_failure(MANIFEST_DIR=str(tmp_path))
+    assert done.returncode != 0
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"make run: invalid manifest: {tmp_path / 'demo.yaml'}:<root>: [yaml-syntax] ")
+    assert line.endswith(f"make manifest-lint MANIFEST={tmp_path / 'demo.yaml'}")
+
+
+def test_a_port_in_use_is_one_line_suggesting_another() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*SERVER, "--port", str(port)], env=_env(), capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode != 0
+    assert done.stderr.splitlines() == [
+        f"make run: port {port} on 127.0.0.1 is already in use; stop the other server or pick another: "
+        f"make run PORT={port + 1}"
+    ]
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:
+    done = subprocess.run(
+        ["make", "--no-print-directory", "run", "BUSINESS=nobiz", f"PORT={free_port()}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    assert "make run: business 'nobiz' not found; known: demo, conformance" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# --- what it prints -----------------------------------------------------------------------------------------
+
+
+def test_the_local_log_is_one_compact_line_per_call_and_no_metrics(tmp_path: Path) -> None:
+    output = tmp_path / "out.log"
+    with running_server("demo", output=output, POWERTOOLS_LOG_LEVEL="INFO") as url:
+        post(url, INITIALIZE)
+        call_tool(url, "search_products", {"keyword": "cup"})
+        call_tool(url, "search_products", {"keyword": "cup", "limit": "2"})
+        call_tool(url, "no_such_tool", {})
+    lines = output.read_text().splitlines()
+    logged = [line for line in lines if LINE.match(line)]
+
+    assert '"_aws"' not in output.read_text() and "ColdStart" not in output.read_text()
+    assert all(len(line) < 200 for line in logged), logged
+    assert any(re.search(r" INFO  initialize success code=0 http=200 \d+\.\dms$", line) for line in logged)
+    calls = [line for line in logged if " tools/call search_products " in line]
+    assert len(calls) == 2, calls  # one line per call: no separate "started" line
+    assert re.search(r" INFO  tools/call search_products success code=0 \d+\.\dms$", calls[0])
+    assert re.search(r"tools/call search_products invalid_arguments code=40000 \d+\.\dms", calls[1])
+    assert any(
+        re.search(r" WARN  tools/call no_such_tool error code=-32602 http=400 ", line) for line in logged
+    )
+
+
+def test_log_format_json_prints_the_lambda_lines(tmp_path: Path) -> None:
+    output = tmp_path / "out.log"
+    with running_server("demo", output=output, POWERTOOLS_LOG_LEVEL="INFO", LOG_FORMAT="json") as url:
+        call_tool(url, "search_products", {"keyword": "cup"})
+    records = [json.loads(line) for line in output.read_text().splitlines() if line.startswith("{")]
+    events = [record.get("event") for record in records]
+    assert "mcp_tool_call_started" in events and "mcp_tool_call_finished" in events
+    finished = next(record for record in records if record.get("event") == "mcp_tool_call_finished")
+    assert finished["tool_name"] == "search_products" and finished["outcome"] == "success"
+    assert not any("_aws" in record for record in records)
+
+
+# --- CORS -----------------------------------------------------------------------------------------------------
+
+
+def _preflight(url: str, origin: str) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(
+        url,
+        method="OPTIONS",
+        headers={
+            "origin": origin,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type,mcp-protocol-version",
+        },
+    )
+    return _open(request)
+
+
+def test_cors_preflight_and_responses_match_the_deployed_stack() -> None:
+    origin = "http://localhost:6274"
+    with running_server("demo", ALLOWED_ORIGINS="http://localhost:*") as url:
+        status, headers, body = _preflight(url, origin)
+        refused_status, refused_headers, _ = _preflight(url, "https://evil.example.com")
+        answered = post(url, INITIALIZE, {"origin": origin})
+
+    cors = {name: value for name, value in headers.items() if name.startswith("access-control-")}
+    assert (status, cors, body) == (PREFLIGHT_STATUS, expected_preflight(origin), None)
+    assert refused_status == PREFLIGHT_STATUS
+    assert not any(name.startswith("access-control-") for name in refused_headers)
+    answer_cors = {name: value for name, value in answered[1].items() if name.startswith("access-control-")}
+    assert answered[0] == 200 and answer_cors == expected_response_headers(origin)
+
+
+# --- RELOAD=1 -------------------------------------------------------------------------------------------------
+
+HOT = """
+from mcp_lambda.tools import Business, ToolResult, execution_result, tool
+
+
+@tool(description="Use to say which version of the code is running.")
+def version() -> ToolResult:
+    return execution_result({{"version": {version}}})
+
+
+BUSINESS = Business(name="hot", tools=[version])
+"""
+
+
+def test_reload_restarts_the_server_when_a_tool_changes(tmp_path: Path) -> None:
+    package = tmp_path / "businesses" / "hot"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(HOT.format(version=1))
+    command = [*SERVER, "--reload", "--watch", str(tmp_path)]
+    with running_server(
+        "hot", command=command, extra_path=[str(tmp_path)], MANIFEST_DIR=str(tmp_path)
+    ) as url:
+        assert call_tool(url, "version", {})[2]["result"]["structuredContent"] == {"version": 1}
+        (package / "__init__.py").write_text(HOT.format(version=2))
+        seen = None
+        deadline = time.monotonic() + 60
+        while seen != {"version": 2} and time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                seen = call_tool(url, "version", {})[2]["result"]["structuredContent"]
+            except OSError:  # restarting
+                continue
+    assert seen == {"version": 2}
+
+
+# --- only the runtime dependencies ------------------------------------------------------------------------------
+
+DEV_ONLY = ("mcp", "mcp_types", "moto", "hypothesis", "pytest", "httpx", "mypy", "watchfiles", "coverage")
+BLOCKING_LAUNCHER = f"""
+import importlib.abc, runpy, sys
+class DevOnly(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {DEV_ONLY!r}:
+            raise ImportError(f"{{name}} is a dev-only dependency")
+        return None
+sys.meta_path.insert(0, DevOnly())
+sys.argv[0] = "server"
+runpy.run_module("mcp_lambda_dev.local.server", run_name="__main__")
+"""
+
+
+def test_serving_needs_no_dev_only_package() -> None:
+    command = [sys.executable, "-c", BLOCKING_LAUNCHER]
+    with running_server("demo", command=command) as url:
+        initialized = post(url, INITIALIZE)
+        called = call_tool(url, "search_products", {"keyword": "cup"})
+    assert initialized[0] == 200 and initialized[1]["mcp-session-id"]
+    assert called[0] == 200 and called[2]["result"]["structuredContent"]["entities"]
+
+
+def test_make_run_installs_only_the_runtime_and_make_test_the_rest(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+
+    def dry_run(target: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", "--no-print-directory", target, f"VENV={venv}"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return done.stdout
+
+    run, test = dry_run("run"), dry_run("test")
+    assert f"{venv}/bin/pip install --quiet -e ." in run and ".[dev]" not in run
+    assert "'.[dev]'" in test

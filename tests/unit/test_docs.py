@@ -1,0 +1,145 @@
+"""The docs say what the code does: every doc they point to exists, names and numbers match the code and the
+template, the README's commands run, and its log query reads fields the deployed lines really carry."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mcp_lambda.observability import DEFAULT_METRICS_NAMESPACE
+from mcp_lambda.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SAM = ROOT / ".venv-sam" / "bin" / "sam"
+DOCS = [ROOT / "README.md", ROOT / "events" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SOURCES = [*DOCS, *ROOT.glob("manifest/*.yaml"), *ROOT.glob("src/**/*.py"), *ROOT.glob("dev/**/*.py")]
+
+
+def test_every_doc_the_repo_points_to_exists() -> None:
+    pointed = {
+        (path, name)
+        for path in SOURCES
+        for name in re.findall(r"(?:docs/)?\b([\w-]+\.md)\b", path.read_text(encoding="utf-8"))
+        if name.lower() not in {"readme.md", "changelog.md"}
+    }
+    missing = sorted(
+        (str(path.relative_to(ROOT)), name) for path, name in pointed if not (ROOT / "docs" / name).exists()
+    )
+    assert not missing, missing
+    assert (ROOT / "docs" / "doubao-protocol.md").read_text().startswith("# The business-tool contract")
+
+
+def test_the_metrics_namespace_is_one_name_in_code_template_and_docs() -> None:
+    template = (ROOT / "template.yaml").read_text()
+    [namespace] = re.findall(r"POWERTOOLS_METRICS_NAMESPACE: (\S+)", template)
+    assert namespace == DEFAULT_METRICS_NAMESPACE
+    # Stack outputs (`McpUrl`) share the prefix; they are not namespaces.
+    outputs = set(re.findall(r"^  (\w+):", template[template.index("\nOutputs:") :], flags=re.M))
+    for doc in (ROOT / "docs" / "observability.md", ROOT / "README.md"):
+        names = set(re.findall(r"`(Mcp\w+)`", doc.read_text())) - outputs
+        assert names == {DEFAULT_METRICS_NAMESPACE}, (doc.name, names)
+
+
+def test_every_setting_has_a_row_in_the_configuration_table() -> None:
+    table = README[README.index("## Configuration") : README.index("## Tests")]
+    missing = [name.upper() for name in Settings.model_fields if f"`{name.upper()}`" not in table]
+    assert not missing
+
+
+def test_the_bench_switch_and_the_bench_rows_are_documented() -> None:
+    bench = (ROOT / "scripts" / "bench.py").read_text()
+    assert "BENCH_DYNAMODB_ENDPOINT" in bench and "`BENCH_DYNAMODB_ENDPOINT" in README
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--calls", "20", "--cold-runs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}"},
+    )
+    cases = re.findall(r"^  ((?:bare |tools/).*?)\s{2,}\d+\s+\d+\s+[\d.]+", done.stdout, re.M)
+    performance = README[README.index("## Performance") : README.index("## Deploying")]
+    rows = re.findall(r"^\| ((?:bare|tools/)[^|]*?) \|", performance, re.M)
+    assert len(cases) == 5 and cases == [row for row in rows if "logs off" not in row], (cases, rows)
+
+
+def test_no_doc_runs_a_bare_sam_that_is_not_on_path() -> None:
+    for doc in DOCS:
+        for block in re.findall(r"```bash\n(.*?)```", doc.read_text(), flags=re.S):
+            assert not re.search(r"^\s*sam\s", block, re.M), doc.name
+
+
+def _make_sam_arguments() -> list[list[str]]:
+    found = []
+    for doc in DOCS:
+        text = doc.read_text().replace("\\\n", " ")
+        for value in re.findall(r'make sam ARGS="([^"]+)"', text):
+            found.append(shlex.split(value))
+    return found
+
+
+@pytest.mark.parametrize("arguments", _make_sam_arguments(), ids=lambda a: " ".join(a[:2]))
+def test_each_documented_sam_command_is_one_the_pinned_sam_cli_accepts(arguments: list[str]) -> None:
+    if not SAM.exists():
+        pytest.skip("SAM CLI not installed (make validate installs it; make test does)")
+    # --help last: Click still rejects an unknown option or command before it, and needs no AWS credentials.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"SAM_CLI_TELEMETRY": "0"}
+    done = subprocess.run(
+        [str(SAM), *arguments, "--help"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_logs_insights_query_reads_fields_a_deployed_failure_line_has() -> None:
+    [query] = re.findall(r"```text\n(fields .*?)```", README, flags=re.S)
+    fields = [name.strip() for name in query.splitlines()[0].removeprefix("fields").split(",")]
+    [event] = re.findall(r'filter event = "(\w+)"', query)
+    # The deployed handler (Powertools decorators included) logging one failed call, as CloudWatch receives it.
+    script = (
+        "import json\n"
+        "from mcp_lambda_dev.local.events import LocalContext, http_event\n"
+        "from mcp_lambda import handler\n"
+        "meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', "
+        "'io.modelcontextprotocol/clientCapabilities': {}}\n"
+        "body = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'search_products', "
+        "'arguments': {'keyword': 'cup', 'limit': '2'}, '_meta': meta}}\n"
+        "h = {'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', "
+        "'mcp-method': 'tools/call', 'mcp-name': 'search_products'}\n"
+        "handler.handler(http_event('POST', '/mcp', h, json.dumps(body)), LocalContext())\n"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}",
+        "BUSINESS": "demo",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    [failed] = [line for line in lines if line.get("event") == event]
+    assert event == "mcp_tool_call_failed"
+    assert [name for name in fields if not name.startswith("@") and name not in failed] == []
+
+
+def test_the_license_and_the_changelog_match_the_package() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
+    [top] = re.findall(r"^## (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.M)[:1]
+    assert top == project["version"]
+
+
+def test_the_template_cors_methods_are_the_routes_methods() -> None:
+    # The preflight promises exactly the methods the routes serve (make run reads the same configuration).
+    text = (ROOT / "template.yaml").read_text()
+    cors = yaml.safe_load(re.search(r"AllowMethods: (\[.*?\])", text).group(1))  # type: ignore[union-attr]
+    assert set(cors) == set(re.findall(r"Method: (\w+)", text))
