@@ -24,8 +24,11 @@ LAYERS = (
     "manifest | sessions",
     "tools",
     "platform_api | secrets",
+    "downstream | aws",
     "observability",
     "settings",
+    "deadlines",
+    "workers",
 )
 
 

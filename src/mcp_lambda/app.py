@@ -10,11 +10,12 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .downstream import HttpClient
 from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
-from .secrets import build_secret_source
+from .secrets import SecretSource, build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
 from .tools import Business, load_business
@@ -57,16 +58,19 @@ def create_app(
     settings: Settings | None = None,
     business: Business | None = None,
     sessions: SessionStore | None = None,
+    secrets: SecretSource | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
+    http = HttpClient.from_settings(settings, logger)  # one per container: pools and breakers per host
     services = Services(
         logger=logger,
-        secrets=build_secret_source(settings),
-        platform_api=PlatformApiClient.from_settings(settings, logger),
+        secrets=secrets or build_secret_source(settings),
+        platform_api=PlatformApiClient.from_settings(settings, logger, http),
+        http=http,
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
     sessions = sessions or build_session_store(settings)

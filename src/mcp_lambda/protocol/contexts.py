@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import deadlines
 from ..tools.context import Services, ToolContext
 from .scope import CallScope
 
@@ -37,6 +38,7 @@ class ContextFactory:
             logger=services.logger,
             correlation_id=scope.correlation_id,
             session_id=scope.session.session_id if scope.session else None,
+            principal=scope.principal,
             tool_call_id=tool_call_id(scope.meta),
             client_capabilities=scope.client_capabilities,
             meta=scope.meta,
@@ -46,4 +48,6 @@ class ContextFactory:
             input_responses=inputs[0],
             request_state=inputs[1],
             platform_api=services.platform_api,
+            deadline=deadlines.current(),  # the request's, set by the transport
+            http=services.http,
         )

@@ -10,7 +10,7 @@ from ..tools.executor import ToolExecutor
 from .contexts import ContextFactory
 from .jsonrpc import INVALID_PARAMS, RpcError
 from .pagination import listing
-from .params import optional_object, required_string
+from .params import check_depth, optional_object, required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
 
@@ -50,7 +50,7 @@ class ToolMethods:
         spec = self.business.tool(name)
         if spec is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
-        arguments = optional_object(params, "arguments")
+        arguments = check_depth(optional_object(params, "arguments"), "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
         result = await self.executor.run(spec, arguments, self.contexts(scope, name, inputs))
         if isinstance(result, InputRequired):

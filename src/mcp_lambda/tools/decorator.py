@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .rate_limits import parse_rate_limit
 from .schema import ToolSignatureError, arguments_model, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
@@ -47,6 +48,7 @@ class ToolSpec:
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    rate_limit: str | None = None  # e.g. "5/second": per caller, per container (tools/rate_limits.py)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -106,6 +108,7 @@ def tool(
     input_schema_override: dict[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
     meta: Mapping[str, Any] | None = None,
+    rate_limit: str | None = None,
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -115,6 +118,14 @@ def tool(
     only way to set the display name inside the annotations (`{"title": ...}`, read by 2025-03-26 clients).
     `input_schema_override` serves a hand-written JSON Schema verbatim (any 2020-12 keyword); arguments are then
     passed through unvalidated by pydantic. `safe_fields` names arguments whose values may appear in logs.
+    `rate_limit="5/second"` (any `limits` notation) answers a caller over that rate with error result 42900; it is
+    counted per caller and per container, a guard behind the API's own throttling.
+
+    A tool runs until the request deadline (`ctx.remaining_ms()`); one still running then is answered with error
+    result 50400. An `async def` tool is cancelled there; a plain `def` tool runs on a worker thread, which is
+    abandoned: it finishes unobserved (in Lambda, frozen between invocations) and its result is dropped, so a
+    long sync tool should watch `ctx.remaining_ms()` and call out only through `ctx.http`, whose timeouts the
+    deadline caps.
     """
     hints = {
         "read_only": read_only,
@@ -141,6 +152,13 @@ def tool(
             schema, arguments = input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
+        if rate_limit is not None:
+            try:
+                parse_rate_limit(rate_limit)
+            except ValueError:
+                raise ToolSignatureError(
+                    f"tool '{tool_name}': rate_limit {rate_limit!r} is not a rate such as '5/second'"
+                ) from None
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -155,6 +173,7 @@ def tool(
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            rate_limit=rate_limit,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -11,9 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 # Framework result codes (the error branch's `structuredContent.code`); businesses use their own ranges.
 INVALID_ARGUMENTS = 40000
 INPUT_REQUIRED_UNSUPPORTED = 40010
+RATE_LIMITED = 42900
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
+DOWNSTREAM_UNAVAILABLE = 50300
+DEADLINE_EXCEEDED = 50400
 
 # What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
