@@ -100,3 +100,12 @@ def dynamodb_session_env(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The fault matrix (fault x dependency -> status, code, time to answer), when its tests ran."""
+    from tests.support.fault_matrix import ROWS, render
+
+    if ROWS:
+        terminalreporter.write_sep("=", "fault matrix (REQUEST_DEADLINE_MS=3000)")
+        terminalreporter.write_line(render(ROWS))

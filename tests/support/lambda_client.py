@@ -14,6 +14,7 @@ from mcp_types._v2026_07_28 import InputRequiredResult
 
 from mcp_lambda.app import create_app
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
+from mcp_lambda.secrets import SecretSource
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business
@@ -33,14 +34,17 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 
 def build_handler(
-    business: Business | None, settings: Settings | None = None, sessions: SessionStore | None = None
+    business: Business | None,
+    settings: Settings | None = None,
+    sessions: SessionStore | None = None,
+    secrets: SecretSource | None = None,
 ) -> LambdaHandler:
     """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
     `business=None`, the one `settings.business` names, loaded as the deployed handler loads it)."""
     if settings is None:
         assert business is not None, "name the business, or pass the settings that name it"
         settings = Settings(business=business.name)
-    return lambda_handler(create_app(settings, business, sessions or MemorySessionStore()))
+    return lambda_handler(create_app(settings, business, sessions or MemorySessionStore(), secrets))
 
 
 # Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so it needs the calling
@@ -115,9 +119,17 @@ class LambdaClient:
     asserts what it needs itself.
     """
 
-    def __init__(self, handler: LambdaHandler, path: str = "/mcp", oracle: bool = True) -> None:
+    def __init__(
+        self,
+        handler: LambdaHandler,
+        path: str = "/mcp",
+        oracle: bool = True,
+        authorizer: dict[str, Any] | None = None,
+    ) -> None:
         self.handler = handler
         self.path = path
+        # The API Gateway authorizer context every request carries unless it names its own.
+        self.authorizer = authorizer
         # Validate every server message against the official wire types (tests/support/wire.py).
         self.oracle = oracle
 
@@ -138,6 +150,7 @@ class LambdaClient:
         merged = {**base, **(headers or {})}
         merged = {k: v for k, v in merged.items() if v is not None}
         payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        authorizer = self.authorizer if authorizer is None else authorizer
         response = invoke(self.handler, http_event(method, self.path, merged, payload, authorizer=authorizer))
         lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         reply = Reply(int(response["statusCode"]), lowered, response_body(response))

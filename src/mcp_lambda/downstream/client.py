@@ -226,7 +226,6 @@ class HttpClient:
         """All attempts of one call (urllib3 retries them), on a worker thread."""
         import urllib3
         from urllib3.exceptions import HTTPError, MaxRetryError
-        from urllib3.exceptions import TimeoutError as NoAnswerInTime
 
         try:
             raw = self.pool.request(
@@ -239,14 +238,14 @@ class HttpClient:
                 preload_content=False,
             )
         except MaxRetryError as exc:  # every attempt failed without an answer
-            raise _no_answer(exc.reason or exc, isinstance(exc.reason, NoAnswerInTime)) from None
+            raise _no_answer(exc.reason or exc) from None
         except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
-            raise _no_answer(exc, isinstance(exc, NoAnswerInTime)) from None
+            raise _no_answer(exc) from None
         attempt.attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
         try:
             content = raw.read(MAX_RESPONSE_BYTES + 1)
         except HTTPError as exc:  # the body broke off or stalled
-            raise _no_answer(exc, isinstance(exc, NoAnswerInTime)) from None
+            raise _no_answer(exc) from None
         finally:
             raw.release_conn()
         if len(content) > MAX_RESPONSE_BYTES:
@@ -312,6 +311,9 @@ class _CallLog:
             self.logger.warning(self.event, extra={**fields, "error": error})
 
 
-def _no_answer(cause: BaseException, timed_out: bool) -> DownstreamError:
-    kind = DownstreamTimeout if timed_out else DownstreamUnavailable
-    return kind(type(cause).__name__)
+def _no_answer(cause: BaseException) -> DownstreamError:
+    from urllib3.exceptions import NewConnectionError, TimeoutError as NoAnswerInTime
+
+    # urllib3 files a refused connection (NewConnectionError) under its connect timeouts: it is not one.
+    timed_out = isinstance(cause, NoAnswerInTime) and not isinstance(cause, NewConnectionError)
+    return (DownstreamTimeout if timed_out else DownstreamUnavailable)(type(cause).__name__)
