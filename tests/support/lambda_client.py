@@ -71,10 +71,10 @@ def _on_the_container_loop() -> Iterator[None]:
         policy.set_event_loop(previous)
 
 
-def invoke(handler: LambdaHandler, event: dict[str, Any]) -> dict[str, Any]:
+def invoke(handler: LambdaHandler, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """One Lambda invocation of `handler` with an API Gateway event, as the runtime makes it."""
     with _on_the_container_loop():
-        return handler(event, LocalContext())
+        return handler(event, context or LocalContext())
 
 
 @dataclass

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -68,20 +69,22 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         **env,
     }
+    # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server.
+    stderr = tempfile.TemporaryFile()
     process = subprocess.Popen(
         [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)],
         cwd=REPO,
         env=child_env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=stderr,
     )
     try:
         deadline = time.monotonic() + timeout_seconds
         while not answers(url):
             if process.poll() is not None:
-                stderr = process.stderr.read() if process.stderr else ""
-                raise RuntimeError(f"the {business} server exited early:\n{stderr[-4000:]}")
+                stderr.seek(0)
+                output = stderr.read().decode("utf-8", errors="replace")
+                raise RuntimeError(f"the {business} server exited early:\n{output[-4000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
             time.sleep(0.1)
@@ -93,3 +96,4 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        stderr.close()

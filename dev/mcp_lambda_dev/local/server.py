@@ -125,7 +125,11 @@ def make_request_handler(
 
 class LocalServer(ThreadingHTTPServer):
     request_queue_size = LISTEN_BACKLOG
-    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away before its answer was written: nothing to report
+        super().handle_error(request, client_address)
 
 
 def load_handlers(target: str, count: int) -> list[LambdaHandler]:
