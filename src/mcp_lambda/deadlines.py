@@ -72,9 +72,7 @@ def active(deadline: Deadline) -> Iterator[Deadline]:
         _CURRENT.reset(token)
 
 
-def request_deadline(
-    lambda_remaining_ms: float | None, request_deadline_ms: int, margin_ms: int
-) -> Deadline:
+def request_deadline(lambda_remaining_ms: float | None, request_deadline_ms: int, margin_ms: int) -> Deadline:
     """The earlier of the Lambda context's remaining time and `request_deadline_ms`, less the answer margin."""
     budget = float(request_deadline_ms)
     if lambda_remaining_ms is not None:

@@ -48,10 +48,8 @@ def unreadable_host(event: dict[str, Any]) -> str | None:
     if not isinstance(headers, dict):
         return None
     lowered = {str(name).lower(): value for name, value in headers.items()}
-    host = lowered.get("host")
-    if not isinstance(host, str):
-        return None
-    _, colon, port = host.partition(":")
+    host = lowered.get("host", "mangum")  # Mangum's own default
+    _, colon, port = host.partition(":") if isinstance(host, str) else ("", ":", "")
     if not colon:
         port = lowered.get("x-forwarded-port", "80")
     try:

@@ -160,7 +160,11 @@ class PlatformApiClient:
         problem = _problem(answer)
         if problem is not None:
             raise PlatformApiError(
-                interface, problem, status=answer.status, business_code=answer.business_code, log_id=answer.log_id
+                interface,
+                problem,
+                status=answer.status,
+                business_code=answer.business_code,
+                log_id=answer.log_id,
             )
         return PlatformResponse(answer.status, answer.body, answer.business_code, answer.log_id)
 

@@ -154,7 +154,11 @@ def _initialize() -> dict[str, Any]:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "f", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "f", "version": "1"},
+        },
     }
 
 
@@ -267,7 +271,9 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
     service.statuses = [503] * 6  # three calls of two attempts each: the threshold of consecutive failures
 
     with caplog.at_level("INFO"):
-        failures = [modern.call_tool("fetch", {"nonce": str(n)}).result["structuredContent"] for n in range(3)]
+        failures = [
+            modern.call_tool("fetch", {"nonce": str(n)}).result["structuredContent"] for n in range(3)
+        ]
         reached = len(service.seen)
         opened = _timed(modern.call_tool, "fetch", {"nonce": "while-open"})
         assert len(service.seen) == reached  # nothing was sent while open

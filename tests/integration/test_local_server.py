@@ -128,7 +128,7 @@ def test_a_burst_of_200_connections_is_queued_and_answered(demo_server: str) -> 
 
 # --- WORKERS=n ----------------------------------------------------------------------------------------------
 
-RENDEZVOUS = '''
+RENDEZVOUS = """
 import threading
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
@@ -148,7 +148,7 @@ def meet(ctx: ToolContext) -> ToolResult:
 
 
 BUSINESS = Business(name="rendezvous", tools=[meet])
-'''
+"""
 
 
 def _modern(method: str, name: str | None = None) -> dict[str, str]:
@@ -173,9 +173,11 @@ def rendezvous_path(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.mark.parametrize(("workers", "both_met"), [("2", True), ("1", False)])
 def test_workers_serve_that_many_requests_at_once(rendezvous_path: str, workers: str, both_met: bool) -> None:
-    with running_server("rendezvous", WORKERS=workers, PYTHONPATH=rendezvous_path) as url:
-        with ThreadPoolExecutor(2) as pool:
-            met = list(pool.map(lambda _: _meet(_port(url)), range(2)))
+    with (
+        running_server("rendezvous", WORKERS=workers, PYTHONPATH=rendezvous_path) as url,
+        ThreadPoolExecutor(2) as pool,
+    ):
+        met = list(pool.map(lambda _: _meet(_port(url)), range(2)))
     assert met == [both_met, both_met]  # one container serves one request at a time
 
 
@@ -186,7 +188,11 @@ def test_workers_share_the_session_store(demo_server: str) -> None:
             "jsonrpc": "2.0",
             "id": 1,
             "method": "initialize",
-            "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
         }
         _, headers, _ = _post(port, json.dumps(initialize))
         session = {"Mcp-Session-Id": headers["mcp-session-id"]}

@@ -93,7 +93,9 @@ class FaultProxy:
                 await self._answer_with(int(fault[4:]), reader, writer)
             else:
                 up_reader, upstream = await asyncio.open_connection(*self.upstream)
-                await asyncio.gather(self._pipe(reader, upstream, "none"), self._pipe(up_reader, writer, fault))
+                await asyncio.gather(
+                    self._pipe(reader, upstream, "none"), self._pipe(up_reader, writer, fault)
+                )
         except (OSError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the connection is gone (or the proxy is stopping): nothing to tell anyone
         finally:

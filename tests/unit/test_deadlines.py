@@ -119,7 +119,11 @@ def test_a_tool_sees_the_request_deadline_less_the_margin(modern: ModernClient) 
 def test_the_lambda_context_wins_when_it_has_less_time_left() -> None:
     handler = build_handler(BUSINESS, Settings(business="deadlines", deadline_margin_ms=100))  # 29 s default
     body = modern_request("tools/call", {"name": "remaining", "arguments": {}})
-    headers = {"host": "localhost", "content-type": "application/json", **modern_headers("tools/call", "remaining")}
+    headers = {
+        "host": "localhost",
+        "content-type": "application/json",
+        **modern_headers("tools/call", "remaining"),
+    }
     context = LocalContext(deadline_ms=int(time.time() * 1000) + 1000)
 
     response = invoke(handler, http_event("POST", "/mcp", headers, json.dumps(body)), context)

@@ -13,8 +13,8 @@ import pytest
 from tests.support.fake_service import FakeService, Seen, fake_service
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 
-from mcp_lambda.downstream.retry import DeadlineRetry
 from mcp_lambda.deadlines import Deadline
+from mcp_lambda.downstream.retry import DeadlineRetry
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolContext, ToolResult, business_error, execution_result, tool
 
@@ -59,7 +59,9 @@ def service() -> Iterator[FakeService]:
 
 def _client(**settings: Any) -> ModernClient:
     base: dict[str, Any] = {"http_timeout_ms": 2000, "http_max_attempts": 3}
-    return ModernClient(LambdaClient(build_handler(BUSINESS, Settings(business="outbound", **{**base, **settings}))))
+    return ModernClient(
+        LambdaClient(build_handler(BUSINESS, Settings(business="outbound", **{**base, **settings})))
+    )
 
 
 def _structured(reply: Any) -> dict[str, Any]:

@@ -32,6 +32,7 @@ def scaffolded(tmp_path: Path) -> Path:
         check=True,
     )
     assert "created manifest/shop.yaml" in done.stdout
+    assert "created tests/unit/test_business_shop.py" in done.stdout
     return tmp_path
 
 
@@ -65,6 +66,31 @@ def test_scaffold_serves_results_that_pass_the_manifest_check(scaffolded: Path) 
     assert find.get("isError") is not True, find
     assert find["structuredContent"]["entities"][0]["entity_type"] == "item_list"
     assert save["structuredContent"] == {"success": True, "message": "Saved i-002."}
+
+
+def test_scaffold_calls_a_downstream_and_its_own_test_passes_against_a_fake_service(scaffolded: Path) -> None:
+    stock = (scaffolded / "src" / "businesses" / "shop" / "stock.py").read_text()
+    assert "ctx.http.get(" in stock and "ctx.secret(KEY_SECRET)" in stock
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(scaffolded),
+            str(scaffolded / "tests" / "unit" / "test_business_shop.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(scaffolded),
+        cwd=scaffolded,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "3 passed" in done.stdout
 
 
 def test_scaffold_never_overwrites(scaffolded: Path) -> None:

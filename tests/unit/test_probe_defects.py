@@ -36,7 +36,9 @@ def _nested(depth: int) -> str:
 # --- 4.1 a cursor that decodes to deeply nested JSON (fixed before; kept fixed) -------------------------------
 
 
-def test_a_cursor_of_deeply_nested_json_is_32602_in_both_eras(legacy: LegacyClient, modern: ModernClient) -> None:
+def test_a_cursor_of_deeply_nested_json_is_32602_in_both_eras(
+    legacy: LegacyClient, modern: ModernClient
+) -> None:
     cursor = base64.urlsafe_b64encode(b"[" * 180).decode().rstrip("=")
 
     old = legacy.request("tools/list", {"cursor": cursor})
@@ -54,7 +56,9 @@ def test_a_tool_name_that_is_not_a_string_is_32602_in_both_eras(
     legacy: LegacyClient, modern: ModernClient, name: Any
 ) -> None:
     old = legacy.request("tools/call", {"name": name, "arguments": {}})
-    new = modern.client.post(modern_request("tools/call", {"name": name}), modern_headers("tools/call", "echo"))
+    new = modern.client.post(
+        modern_request("tools/call", {"name": name}), modern_headers("tools/call", "echo")
+    )
 
     assert (old.status, old.error["code"]) == (200, -32602)
     assert (new.status, new.error["code"]) == (400, -32602)
@@ -65,11 +69,14 @@ def test_a_tool_name_that_is_not_a_string_is_32602_in_both_eras(
 
 @pytest.mark.parametrize("field", ["capabilities", "clientInfo"])
 def test_initialize_with_a_deeply_nested_client_value_is_32602(client: LambdaClient, field: str) -> None:
-    params = {"protocolVersion": '"2025-03-26"', "capabilities": "{}", "clientInfo": '{"name":"x","version":"1"}'}
+    params = {
+        "protocolVersion": '"2025-03-26"',
+        "capabilities": "{}",
+        "clientInfo": '{"name":"x","version":"1"}',
+    }
     params[field] = _nested(DEEP)
-    raw = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{%s}}' % ",".join(
-        f'"{key}":{value}' for key, value in params.items()
-    )
+    fields = ",".join(f'"{key}":{value}' for key, value in params.items())
+    raw = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{' + fields + "}}"
 
     reply = client.post(raw=raw)
 
@@ -81,13 +88,13 @@ def test_initialize_with_a_deeply_nested_client_value_is_32602(client: LambdaCli
 def test_tool_arguments_nested_too_deeply_are_32602_in_both_eras(
     legacy: LegacyClient, modern: ModernClient
 ) -> None:
-    body = '"name":"echo","arguments":{"message":%s}' % _nested(DEEP)
+    body = '"name":"echo","arguments":{"message":' + _nested(DEEP) + "}"
     meta = json.dumps(modern_request("x")["params"]["_meta"])
     old = legacy.client.post(
-        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{%s}}' % body, headers=legacy.headers()
+        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{' + body + "}}", headers=legacy.headers()
     )
     new = modern.client.post(
-        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{%s,"_meta":%s}}' % (body, meta),
+        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{' + body + ',"_meta":' + meta + "}}",
         headers=modern_headers("tools/call", "echo"),
     )
 
@@ -202,7 +209,8 @@ def test_a_lone_surrogate_never_loses_a_log_line(
 ) -> None:
     with strict_utf8_log(TEST_BUSINESS.name) as raw:
         reply = legacy.client.post(
-            raw='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":%s}' % params, headers=legacy.headers()
+            raw='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":' + params + "}",
+            headers=legacy.headers(),
         )
 
     assert reply.status == 200

@@ -63,7 +63,9 @@ def test_each_container_counts_its_own_calls() -> None:
     second = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
     for _ in range(3):
         first.call_tool("quote")
-    assert second.call_tool("quote").result["structuredContent"] == {"price": 3}  # a guard, not the global limit
+    assert second.call_tool("quote").result["structuredContent"] == {
+        "price": 3
+    }  # a guard, not the global limit
 
 
 @pytest.mark.parametrize("rate", ["often", "5/fortnight", "-1/second"])

@@ -70,7 +70,7 @@ def running_server(business: str, timeout_seconds: float = 30.0, **env: str) -> 
         **env,
     }
     # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server.
-    stderr = tempfile.TemporaryFile()
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
     process = subprocess.Popen(
         [sys.executable, "-m", "mcp_lambda_dev.local.server", "--host", "127.0.0.1", "--port", str(port)],
         cwd=REPO,

@@ -171,7 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     containers = Containers(load_handlers(args.handler, args.workers))
     from mcp_lambda.settings import get_settings
 
-    server = LocalServer((args.host, args.port), make_request_handler(containers, get_settings().max_body_bytes))
+    server = LocalServer(
+        (args.host, args.port), make_request_handler(containers, get_settings().max_body_bytes)
+    )
     workers = f" ({args.workers} workers)" if args.workers > 1 else ""
     print(
         f"MCP server for business '{get_settings().business}' at http://{args.host}:{args.port}/mcp{workers}",

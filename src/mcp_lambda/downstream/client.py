@@ -96,7 +96,9 @@ def parse_answer(status: int, headers: Mapping[str, str], content: bytes) -> Htt
     code: int | str | None = None
     log_id: str | None = None
     if isinstance(body, dict):
-        code = next((body[k] for k in ("code", "error_code", "err_no") if isinstance(body.get(k), int | str)), None)
+        code = next(
+            (body[k] for k in ("code", "error_code", "err_no") if isinstance(body.get(k), int | str)), None
+        )
         log_id = next((body[k] for k in ("log_id", "logid", "logId") if isinstance(body.get(k), str)), None)
     if log_id is None:
         log_id = next((str(headers[name]) for name in LOG_ID_HEADERS if headers.get(name)), None)
@@ -198,19 +200,26 @@ class HttpClient:
         if deadline.expired:
             log.done(0, error="DeadlineExceeded")
             raise DownstreamTimeout("the request deadline has passed", interface=log.interface)
-        attempt = _Attempt(method, url, data, all_headers, deadline.cap(timeout_seconds or self.timeout_seconds))
+        attempt = _Attempt(
+            method, url, data, all_headers, deadline.cap(timeout_seconds or self.timeout_seconds)
+        )
         retry = self._retry(method, idempotent, deadline)
         failure: DownstreamError | None = None
         answer: HttpResponse | None = None
         try:
-            answer = call_within(deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry)
+            answer = call_within(
+                deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry
+            )
         except TimeoutError:
             failure = DownstreamTimeout("no complete answer in time")
         except DownstreamError as exc:
             failure = exc
         if answer is not None and answer.status >= 500:
             failure = DownstreamUnavailable(
-                f"HTTP {answer.status}", status=answer.status, business_code=answer.business_code, log_id=answer.log_id
+                f"HTTP {answer.status}",
+                status=answer.status,
+                business_code=answer.business_code,
+                log_id=answer.log_id,
             )
         self.breakers.record(host, failure)
         attempts = max(attempt.attempts, retry.counter.failed)
@@ -290,7 +299,13 @@ class _CallLog:
     """The one log line of an outbound call."""
 
     def __init__(self, logger: ToolLogger, event: str, interface: str, host: str, method: str) -> None:
-        self.logger, self.event, self.interface, self.host, self.method = logger, event, interface, host, method
+        self.logger, self.event, self.interface, self.host, self.method = (
+            logger,
+            event,
+            interface,
+            host,
+            method,
+        )
         self.started = time.perf_counter()
 
     def done(self, attempts: int, answer: HttpResponse | None = None, error: str | None = None) -> None:
@@ -312,7 +327,8 @@ class _CallLog:
 
 
 def _no_answer(cause: BaseException) -> DownstreamError:
-    from urllib3.exceptions import NewConnectionError, TimeoutError as NoAnswerInTime
+    from urllib3.exceptions import NewConnectionError
+    from urllib3.exceptions import TimeoutError as NoAnswerInTime
 
     # urllib3 files a refused connection (NewConnectionError) under its connect timeouts: it is not one.
     timed_out = isinstance(cause, NoAnswerInTime) and not isinstance(cause, NewConnectionError)

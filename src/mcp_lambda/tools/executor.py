@@ -100,7 +100,9 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
     RateLimited: ErrorRule(
         RATE_LIMITED,
         "rate_limited",
-        lambda spec, exc: f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later.",
+        lambda spec, exc: (
+            f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
+        ),
         advice=_retry_after,
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
@@ -113,7 +115,9 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
     DownstreamTimeout: ErrorRule(
         DEADLINE_EXCEEDED,
         "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later.",
+        lambda spec, exc: (
+            f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later."
+        ),
         log_level="warning",
     ),
     DownstreamUnavailable: ErrorRule(

@@ -150,7 +150,9 @@ def limit_size(outbound: Outbound, response: Response, max_bytes: int) -> Respon
     else:
         body = error_response(_id_of(answered), error)
     headers = {k: v for k, v in outbound.headers.items() if k.lower() != "content-type"}
-    return Response(_json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers)
+    return Response(
+        _json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers
+    )
 
 
 def _id_of(message: Any) -> Any:
