@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 3000
 HOST ?= 127.0.0.1
 BUSINESS ?= demo
+WORKERS ?= 1
 # src/ is what Lambda runs; dev/ (local server, simulator projection, fixture businesses) never ships.
 export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 
@@ -23,8 +24,8 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## create the virtualenv and install everything
 
-run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions)
-	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT)
+run: venv ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler (in-memory sessions; WORKERS=n)
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 test: venv ## install what the tests need and run the whole suite
 	$(PY) -m pytest -q $(PYTEST_ARGS)
