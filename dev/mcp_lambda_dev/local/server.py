@@ -5,8 +5,9 @@ Hand-written on the standard library because no maintained package emulates API 
 
 One handler instance is one Lambda container: one request at a time, on one thread with one event loop.
 `--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers:
-each has its own app, breakers and rate counters; they share the stores (the process's embedded session store, or
-DynamoDB). A burst of connections queues in the listen backlog instead of being reset.
+each has its own app, breakers and rate counters; they share the session store (the first instance's embedded
+one, or DynamoDB). They also share the process's Logger, so under concurrency a line's Lambda-context keys may be
+a neighbour's (each tool-call line's own `request_id` is always right). A burst of connections queues in the listen backlog instead of being reset.
 """
 
 from __future__ import annotations
@@ -134,17 +135,28 @@ class LocalServer(ThreadingHTTPServer):
 
 def load_handlers(target: str, count: int) -> list[LambdaHandler]:
     """`count` independent instances of the handler `module.function`: the module itself, then fresh copies of it
-    (each runs its module code again: its own app, as a new container would)."""
+    (each runs its module code again: its own app, as a new container would), all on the first one's session store
+    (the embedded memory store is one per app, and containers share their store as they share a table)."""
     module_name, _, function_name = target.rpartition(".")
-    handlers = [getattr(importlib.import_module(module_name), function_name)]
+    first = importlib.import_module(module_name)
+    handlers = [getattr(first, function_name)]
     origin = importlib.util.find_spec(module_name)
-    for index in range(1, count):
-        assert origin is not None and origin.origin is not None
-        spec = importlib.util.spec_from_file_location(f"{module_name}_worker{index}", origin.origin)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        handlers.append(getattr(module, function_name))
+    shared = getattr(getattr(getattr(first, "app", None), "state", None), "sessions", None)
+    import mcp_lambda.app as app_module
+
+    building = app_module.build_session_store
+    if shared is not None:
+        app_module.build_session_store = lambda settings: shared
+    try:
+        for index in range(1, count):
+            assert origin is not None and origin.origin is not None
+            spec = importlib.util.spec_from_file_location(f"{module_name}_worker{index}", origin.origin)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            handlers.append(getattr(module, function_name))
+    finally:
+        app_module.build_session_store = building
     return handlers
 
 

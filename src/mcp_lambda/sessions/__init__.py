@@ -25,13 +25,8 @@ __all__ = [
 ]
 
 
-# The embedded store is one per process, as a table is one per stack: every app built in the process (`make run`
-# with WORKERS=n runs n handler instances) shares it.
-_MEMORY_STORES: dict[int, MemorySessionStore] = {}
-
-
 def build_session_store(settings: Settings) -> SessionStore:
-    """The store the settings select: `memory` (embedded default, one per process) or `dynamodb`."""
+    """The store the settings select: `memory` (embedded default) or `dynamodb`."""
     if settings.session_store == "dynamodb":
         from ..aws import AwsBudget
         from .dynamodb import DynamoDBSessionStore  # imported lazily: boto3 costs cold-start time
@@ -42,5 +37,4 @@ def build_session_store(settings: Settings) -> SessionStore:
             ttl_seconds=settings.session_ttl_seconds,
             budget=AwsBudget.from_settings(settings),
         )
-    ttl = settings.session_ttl_seconds
-    return _MEMORY_STORES.setdefault(ttl, MemorySessionStore(ttl_seconds=ttl))
+    return MemorySessionStore(ttl_seconds=settings.session_ttl_seconds)
