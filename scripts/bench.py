@@ -144,6 +144,7 @@ def measure_interleaved(
 
 def downstream_case() -> tuple[Handler, dict[str, Any]]:
     """A tools/call whose tool makes one GET through `ctx.http` to a fake downstream on 127.0.0.1 (keep-alive)."""
+    import logging
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -177,6 +178,7 @@ def downstream_case() -> tuple[Handler, dict[str, Any]]:
         return execution_result(ctx.http.get(url, interface="price.get").json()["data"])
 
     business = Business(name="bench", tools=[price])
+    logging.getLogger("mcp_lambda").setLevel(logging.ERROR)  # no manifest for this one: that warning is expected
     handler = lambda_handler(create_app(Settings(business="bench"), business, MemorySessionStore()))
     return handler, modern_event("tools/call", {"name": "price", "arguments": {}}, "price")
 
