@@ -178,7 +178,9 @@ def downstream_case() -> tuple[Handler, dict[str, Any]]:
         return execution_result(ctx.http.get(url, interface="price.get").json()["data"])
 
     business = Business(name="bench", tools=[price])
-    logging.getLogger("mcp_lambda").setLevel(logging.ERROR)  # no manifest for this one: that warning is expected
+    logging.getLogger("mcp_lambda").setLevel(
+        logging.ERROR
+    )  # no manifest for this one: that warning is expected
     handler = lambda_handler(create_app(Settings(business="bench"), business, MemorySessionStore()))
     return handler, modern_event("tools/call", {"name": "price", "arguments": {}}, "price")
 
