@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 3000
 HOST ?= 127.0.0.1
 BUSINESS ?= demo
+WORKERS ?= 1
 # src/ is what Lambda runs; dev/ (local server, simulator projection, fixture businesses) never ships.
 export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 
@@ -29,8 +30,8 @@ $(VENV)/.installed: $(VENV)/.installed-run
 venv-run: $(VENV)/.installed-run ## create the virtualenv with the runtime dependencies only
 venv: $(VENV)/.installed ## create the virtualenv and install everything (tests, linters, RELOAD=1)
 
-run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler; RELOAD=1 restarts on changes
-	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) $(if $(RELOAD),--reload)
+run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler; RELOAD=1 restarts on changes; WORKERS=n
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload)
 
 # stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
 stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), as desktop clients start it

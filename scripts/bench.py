@@ -1,7 +1,8 @@
 """`make bench`: in-process latency of the Lambda handler beside a bare FastAPI+Mangum route (the floor).
 
 Prints the median and p99 of tools/list and tools/call through `mcp_lambda.handler.handler` (2000 calls each,
-2026-07-28 and legacy), the same for a bare route, and the ratio to that floor. Also prints the cold import and
+2026-07-28 and legacy), a tools/call whose tool makes one GET through `ctx.http` to a local fake downstream, the
+same for a bare route, and the ratio to that floor. Also prints the cold import and
 first-invocation time (measured in fresh subprocesses), the manifest check cost per result, and the DynamoDB
 reads/writes per legacy request and per keyed (exactly-once) tools/call (run only when BENCH_DYNAMODB_ENDPOINT
 points at DynamoDB Local).
@@ -32,6 +33,7 @@ from mangum import Mangum  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 
+from mcp_lambda.tools import ToolContext, ToolResult  # noqa: E402
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -167,6 +169,49 @@ def measure_interleaved(runs: dict[str, tuple[Handler, Event]], calls: int) -> d
     return samples
 
 
+def downstream_case() -> tuple[Handler, dict[str, Any]]:
+    """A tools/call whose tool makes one GET through `ctx.http` to a fake downstream on 127.0.0.1 (keep-alive)."""
+    import logging
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from mcp_lambda.app import create_app
+    from mcp_lambda.lambda_adapter import lambda_handler
+    from mcp_lambda.sessions import MemorySessionStore
+    from mcp_lambda.settings import Settings
+    from mcp_lambda.tools import Business, execution_result, tool
+
+    class Downstream(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
+
+        def do_GET(self) -> None:
+            payload = b'{"code":0,"data":{"price":3}}'
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Downstream)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/price"
+
+    @tool(description="Use to get a price from the downstream service.", read_only=True)
+    def price(ctx: ToolContext) -> ToolResult:
+        return execution_result(ctx.http.get(url, interface="price.get").json()["data"])
+
+    business = Business(name="bench", tools=[price])
+    logging.getLogger("mcp_lambda").setLevel(
+        logging.ERROR
+    )  # no manifest for this one: that warning is expected
+    handler = lambda_handler(create_app(Settings(business="bench"), business, MemorySessionStore()))
+    return handler, modern_event("tools/call", {"name": "price", "arguments": {}}, "price")
+
+
 def warm_section(handler: Handler, calls: int) -> None:
     legacy = legacy_session(handler)
     floor_name = "bare FastAPI+Mangum (floor)"
@@ -190,6 +235,7 @@ def warm_section(handler: Handler, calls: int) -> None:
             handler,
             legacy_event(legacy, "tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}),
         ),
+        "tools/call via ctx.http": downstream_case(),
     }
     results = measure_interleaved(runs, calls)
     floor = results[floor_name]

@@ -24,9 +24,12 @@ LAYERS = (
     "manifest | sessions | idempotency | tasks",
     "tools",
     "platform_api | secrets | caller",
+    "downstream | aws",
     "observability",
     "log_format",
     "settings",
+    "deadlines",
+    "workers",
 )
 
 

@@ -1,8 +1,9 @@
 """`make new-business NAME=shop`: scaffold a business that starts, lints and passes its manifest check.
 
-Writes src/businesses/<name>/ (an explicit tool list, one entities tool, one execution_result tool),
-manifest/<name>.yaml and tests/unit/test_business_<name>.py (every branch of the tools, through the handler).
-Refuses to overwrite anything.
+Writes src/businesses/<name>/ (an explicit tool list, one entities tool, one execution_result tool, and one tool
+that calls a downstream HTTP service through `ctx.http` with a key from `ctx.secret`), manifest/<name>.yaml and
+tests/unit/test_business_<name>.py (every branch of the tools through the handler, the downstream one against a
+local fake service). Refuses to overwrite anything.
 """
 
 from __future__ import annotations
@@ -19,14 +20,70 @@ INIT = '''"""The {name} business. List every tool explicitly: a tool missing her
 from mcp_lambda.tools import Business
 
 from .items import find_items, save_item
+from .stock import check_stock
 
 BUSINESS = Business(
     name="{name}",
     title="{title}",
     version="0.1.0",
-    instructions="Find items (find_items) and save one for later (save_item).",
-    tools=[find_items, save_item],
+    instructions="Find items (find_items), check their stock (check_stock) and save one for later (save_item).",
+    tools=[find_items, save_item, check_stock],
 )
+'''
+
+STOCK = '''"""{title} stock: a tool that calls a downstream HTTP service. Point it at your own API."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from mcp_lambda.tools import ToolContext, ToolResult, business_error, execution_result, tool
+
+# The service's address and key live in the business secret (Secrets Manager in AWS, .env.local locally), so each
+# stage points at its own service without a code change: {name}_stock_url=https://... and {name}_stock_key=...
+URL_SECRET = "{name}_stock_url"
+KEY_SECRET = "{name}_stock_key"
+
+
+@tool(
+    description=(
+        "Use when the user asks whether an item found by find_items is in stock, and how many are left. "
+        "Not for saving or ordering an item."
+    ),
+    title="Check stock",
+    read_only=True,
+    open_world=True,
+    safe_fields=("item_id",),
+    rate_limit="10/second",  # per caller and container: a guard for the stock service behind the API's throttling
+)
+def check_stock(
+    item_id: Annotated[str, Field(pattern=r"^i-\\d{{3}}$", description="An item_id from find_items.")],
+    ctx: ToolContext,
+) -> ToolResult:
+    # ctx.http brings the timeouts (capped by the request deadline), retries for this idempotent GET, a circuit
+    # breaker for the host and the log line. Left uncaught, an unreachable or failing service becomes error result
+    # 50300 and one too slow 50400, both retryable.
+    answer = ctx.http.get(
+        f"{{ctx.secret(URL_SECRET).rstrip('/')}}/stock/{{item_id}}",
+        headers={{"authorization": f"Bearer {{ctx.secret(KEY_SECRET)}}"}},
+        interface="stock.get",
+    )
+    if answer.status == 404:
+        return business_error(40401, f"the stock service does not know item {{item_id}}")
+    if not answer.ok:
+        return business_error(
+            50001,
+            f"the stock service refused the request (HTTP {{answer.status}})",
+            retryable=False,
+            suggested_action="escalate_to_human",
+        )
+    quantity = int(answer.json().get("quantity", 0))
+    return execution_result(
+        {{"item_id": item_id, "in_stock": quantity > 0, "quantity": quantity}},
+        text=f"{{item_id}}: {{quantity}} in stock.",
+    )
 '''
 
 ITEMS = '''"""{title} tools. Replace the sample catalogue with calls to your own systems."""
@@ -99,25 +156,41 @@ def save_item(
 
 TESTS = '''"""The {name} business through the Lambda handler, as a client calls it (written by make new-business).
 
-Every branch of the tools runs here; keep it that way as the tools grow.
+Every branch of the tools runs here (check_stock against a local fake stock service); keep it that way as the
+tools grow.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.fake_service import FakeService, fake_service
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.secrets import StaticSecrets
 
 from mcp_lambda.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
+KEY = "test-stock-key"
 
 
 @pytest.fixture
-def client() -> ModernClient:
+def stock() -> Iterator[FakeService]:
+    with fake_service() as service:
+        service.routes["/stock/i-001"] = lambda request: (200, {{"quantity": 7}})
+        service.routes["/stock/i-002"] = lambda request: (200, {{"quantity": 0}})
+        service.routes["/stock/i-999"] = lambda request: (404, {{"message": "unknown item"}})
+        service.routes["/stock/i-403"] = lambda request: (403, {{"message": "not for you"}})
+        yield service
+
+
+@pytest.fixture
+def client(stock: FakeService) -> ModernClient:
+    secrets = StaticSecrets({{"{name}_stock_url": stock.url, "{name}_stock_key": KEY}})
     settings = Settings(business="{name}", manifest_dir=str(ROOT / "manifest"))
-    return ModernClient(LambdaClient(build_handler(None, settings)))
+    return ModernClient(LambdaClient(build_handler(None, settings, secrets=secrets)))
 
 
 def test_find_items_lists_the_items_whose_name_matches(client: ModernClient) -> None:
@@ -146,6 +219,30 @@ def test_arguments_outside_the_schema_are_refused_before_the_tool_runs(client: M
     for name, arguments in (("find_items", {{"keyword": ""}}), ("save_item", {{"item_id": "1"}})):
         result = client.call_tool(name, arguments).result
         assert result["isError"] is True and result["structuredContent"]["code"] == 40000
+
+
+def test_check_stock_asks_the_stock_service_with_the_key(client: ModernClient, stock: FakeService) -> None:
+    reply = client.call_tool("check_stock", {{"item_id": "i-001"}})
+    assert reply.result["structuredContent"] == {{"item_id": "i-001", "in_stock": True, "quantity": 7}}
+    assert stock.seen[0].path == "/stock/i-001"
+    assert stock.seen[0].headers["authorization"] == f"Bearer {{KEY}}"
+    assert KEY.encode() not in reply.raw
+
+
+def test_an_item_the_service_does_not_know_is_40401(client: ModernClient) -> None:
+    structured = client.call_tool("check_stock", {{"item_id": "i-999"}}).result["structuredContent"]
+    assert structured["code"] == 40401 and structured["suggested_action"] == "ask_user"
+
+
+def test_a_refusing_stock_service_is_escalated(client: ModernClient) -> None:
+    structured = client.call_tool("check_stock", {{"item_id": "i-403"}}).result["structuredContent"]
+    assert structured["code"] == 50001 and structured["suggested_action"] == "escalate_to_human"
+
+
+def test_a_failing_stock_service_is_a_retryable_50300(client: ModernClient, stock: FakeService) -> None:
+    stock.statuses = [503, 503, 503]  # every attempt of the (idempotent, so retried) GET
+    structured = client.call_tool("check_stock", {{"item_id": "i-002"}}).result["structuredContent"]
+    assert structured["code"] == 50300 and structured["retryable"] is True
 '''
 
 MANIFEST = """# The platform contract of the {name} business (docs/manifest.md).
@@ -153,6 +250,8 @@ tools:
   find_items:
     output: {{kind: entities, entity_types: [item_list]}}
   save_item:
+    output: {{kind: execution_result}}
+  check_stock:
     output: {{kind: execution_result}}
 
 entities:
@@ -187,6 +286,7 @@ def scaffold(name: str, root: Path) -> list[Path]:
     files = {
         package / "__init__.py": INIT.format(name=name, title=title),
         package / "items.py": ITEMS.format(title=title),
+        package / "stock.py": STOCK.format(name=name, title=title),
         manifest: MANIFEST.format(name=name),
         root / "tests" / "unit" / f"test_business_{name}.py": TESTS.format(name=name),
     }

@@ -12,12 +12,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
+from .downstream import HttpClient
 from .idempotency import IdempotencyStore, build_idempotency_store
 from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
-from .secrets import build_secret_source
+from .secrets import SecretSource, build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
 from .tasks import TaskInvoker, TaskStore
@@ -80,15 +81,18 @@ def create_server(
     idempotency: IdempotencyStore | None = None,
     tasks: TaskStore | None = None,
     invoker: TaskInvoker | None = None,
+    secrets: SecretSource | None = None,
 ) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
+    http = HttpClient.from_settings(settings, logger)  # one per container: pools and breakers per host
     services = Services(
         logger=logger,
-        secrets=build_secret_source(settings),
-        platform_api=PlatformApiClient.from_settings(settings, logger),
+        secrets=secrets or build_secret_source(settings),
+        platform_api=PlatformApiClient.from_settings(settings, logger, http),
+        http=http,
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
     idempotency = idempotency or build_idempotency_store(settings)
@@ -112,13 +116,14 @@ def create_app(
     idempotency: IdempotencyStore | None = None,
     tasks: TaskStore | None = None,
     invoker: TaskInvoker | None = None,
+    secrets: SecretSource | None = None,
 ) -> FastAPI:
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_session_store(settings)
     idempotency = idempotency or build_idempotency_store(settings)
-    server = create_server(settings, business, sessions, idempotency, tasks, invoker)
+    server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets)
     authenticator = Authenticator(settings)
     endpoint = McpEndpoint(server, settings, authenticator, logger)
 

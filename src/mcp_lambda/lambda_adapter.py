@@ -1,14 +1,21 @@
-"""The ASGI app as a Lambda handler: Mangum for API Gateway HTTP API events, plus the one fix-up it needs, and
-the task worker for the internal event a task's asynchronous self-invocation carries (recognised first)."""
+"""The ASGI app as a Lambda handler: Mangum for API Gateway HTTP API events, plus the fix-ups it needs, and the
+task worker for the internal event a task's asynchronous self-invocation carries (recognised first).
+
+An invocation never fails: what Mangum cannot read (a Host that is not `name[:port]`) is answered 400 before it
+gets there, and anything else that escapes it becomes a logged 500 with an error id, never a Lambda error.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
 from mangum import Mangum
 
+from .observability import ToolLogger, log_internal_error
+from .protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
 from .tasks import parse_task_event
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -16,6 +23,7 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 def lambda_handler(app: FastAPI) -> LambdaHandler:
     asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
+    logger: ToolLogger | None = getattr(app.state, "logger", None)
 
     def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         job = parse_task_event(event)
@@ -25,10 +33,46 @@ def lambda_handler(app: FastAPI) -> LambdaHandler:
                 task_id, run, getattr(context, "aws_request_id", None)
             )
             return outcome
-        response: dict[str, Any] = asgi(event, context)
+        problem = unreadable_host(event)
+        if problem is not None:
+            return _error(400, INVALID_REQUEST, f"Bad Request: {problem}")
+        try:
+            response: dict[str, Any] = asgi(event, context)
+        except Exception as exc:  # the last line of defence: a failed invocation tells the client nothing
+            if logger is None:
+                raise
+            error_id = log_internal_error(logger, "unhandled_error", exc)
+            return _error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
         if not response.get("body"):
             # Mangum labels every payload-2.0 response JSON; an empty 202/200 must carry no Content-Type at all.
             (response.get("headers") or {}).pop("content-type", None)
         return response
 
     return handle
+
+
+def unreadable_host(event: dict[str, Any]) -> str | None:
+    """Why Mangum could not read the request's server address (it splits Host on ':' and takes an int port)."""
+    headers = event.get("headers")
+    if not isinstance(headers, dict):
+        return None
+    lowered = {str(name).lower(): value for name, value in headers.items()}
+    host = lowered.get("host", "mangum")  # Mangum's own default
+    _, colon, port = host.partition(":") if isinstance(host, str) else ("", ":", "")
+    if not colon:
+        port = lowered.get("x-forwarded-port", "80")
+    try:
+        int(port)
+    except (TypeError, ValueError):
+        return "Host must be a name with an optional numeric port (host[:port]), X-Forwarded-Port a number"
+    return None
+
+
+def _error(status: int, code: int, message: str) -> dict[str, Any]:
+    body = json.dumps(error_response(None, RpcError(code, message)), separators=(",", ":"))
+    return {
+        "statusCode": status,
+        "headers": {"content-type": "application/json"},
+        "body": body,
+        "isBase64Encoded": False,
+    }

@@ -78,10 +78,20 @@ def redact(text: str) -> str:
 
 
 class RedactingFormatter(LambdaPowertoolsFormatter):
-    """Powertools' JSON lines, with any secret a tool has read masked: a last guard behind the summaries."""
+    """Powertools' JSON lines, with any secret a tool has read masked: a last guard behind the summaries.
+
+    A line is always writable as UTF-8: a lone surrogate from the client (`"\\ud800"` in an argument or a
+    tool_call_id) is written as its JSON escape instead of failing the write, which would lose the whole line.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        line = redact(super().format(record))
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            # Inside a JSON string `\udXXX` is a valid escape, so the line stays valid JSON.
+            line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+        return line
 
 
 class HumanFormatter(RedactingFormatter):

@@ -1,29 +1,41 @@
-"""A small client for the Doubao platform OpenAPI: timeouts, bounded retries, one log line per call.
+"""A small client for the Doubao platform OpenAPI, on the machinery of `ctx.http` (mcp_lambda/downstream):
+deadline-capped timeouts, bounded retries with backoff and jitter, the host's circuit breaker, one log line per call.
 
-The log line carries what doubao-protocol.md §5 asks for — interface, HTTP status, business code, duration,
-the platform's `log_id`, the number of attempts — and never a header value or a body.
+The log line (`platform_api_call`) carries what doubao-protocol.md §5 asks for — interface, HTTP status, business
+code, duration, the platform's `log_id`, the number of attempts — and never a header value or a body.
 """
 
-# urllib3 (in the package anyway: botocore depends on it) gives pooled connections and `Retry`; a few JSON
-# calls do not justify another HTTP client.
 from __future__ import annotations
 
-import json
-import time
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .downstream import (
+    IDEMPOTENT_METHODS,
+    RETRY_STATUSES,
+    DownstreamError,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    HttpClient,
+    HttpResponse,
+)
 from .observability import ToolLogger
 from .settings import Settings
 
 if TYPE_CHECKING:
     import urllib3
 
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
-LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
+__all__ = [
+    "IDEMPOTENT_METHODS",
+    "RETRY_STATUSES",
+    "PlatformApiClient",
+    "PlatformApiError",
+    "PlatformApiTimeout",
+    "PlatformApiUnavailable",
+    "PlatformResponse",
+]
 
 
 @dataclass(frozen=True)
@@ -38,7 +50,7 @@ class PlatformResponse:
         return self.body.get("data") if isinstance(self.body, dict) else None
 
 
-class PlatformApiError(RuntimeError):
+class PlatformApiError(DownstreamError):
     """The call failed: unreachable, timed out, a non-2xx status, or a non-zero business code."""
 
     def __init__(
@@ -49,13 +61,25 @@ class PlatformApiError(RuntimeError):
         status: int | None = None,
         business_code: int | str | None = None,
         log_id: str | None = None,
+        retry_after_ms: int | None = None,
     ) -> None:
-        super().__init__(f"platform API '{interface}' failed: {reason}")
-        self.interface = interface
+        super().__init__(
+            f"platform API '{interface}' failed: {reason}",
+            interface=interface,
+            status=status,
+            business_code=business_code,
+            log_id=log_id,
+            retry_after_ms=retry_after_ms,
+        )
         self.reason = reason
-        self.status = status
-        self.business_code = business_code
-        self.log_id = log_id
+
+
+class PlatformApiUnavailable(PlatformApiError, DownstreamUnavailable):
+    """Unreachable, a 5xx after the retries, or its circuit is open (a tool that lets it go gets 50300)."""
+
+
+class PlatformApiTimeout(PlatformApiError, DownstreamTimeout):
+    """No complete answer in time (a tool that lets it go gets 50400)."""
 
 
 class PlatformApiClient:
@@ -68,22 +92,30 @@ class PlatformApiClient:
         max_attempts: int = 3,
         backoff_seconds: float = 0.2,
         pool: urllib3.PoolManager | None = None,
+        http: HttpClient | None = None,
     ) -> None:
-        import urllib3  # here, not at module level: only a configured client pays its import at cold start
-
         self.base_url = base_url if "://" in base_url else f"https://{base_url}"
         self.logger = logger
-        self.timeout_seconds = timeout_seconds
-        self.max_attempts = max(1, max_attempts)
-        self.backoff_seconds = backoff_seconds
-        self._pool = pool or urllib3.PoolManager()
+        self.http = http or HttpClient(
+            logger,
+            timeout_seconds=timeout_seconds,
+            max_attempts=max_attempts,
+            backoff_seconds=backoff_seconds,
+            pool=pool,
+        )
+
+    @property
+    def max_attempts(self) -> int:
+        return self.http.max_attempts
 
     @classmethod
-    def from_settings(cls, settings: Settings, logger: ToolLogger) -> PlatformApiClient | None:
-        """A client for `DOUBAO_OPENAPI_BASE_DOMAIN`, or None when it is not configured."""
+    def from_settings(
+        cls, settings: Settings, logger: ToolLogger, http: HttpClient | None = None
+    ) -> PlatformApiClient | None:
+        """A client for `DOUBAO_OPENAPI_BASE_DOMAIN` (sharing `http`'s pools and breakers), or None."""
         if not settings.doubao_openapi_base_domain:
             return None
-        return cls(settings.doubao_openapi_base_domain, logger)
+        return cls(settings.doubao_openapi_base_domain, logger, http=http)
 
     def call(
         self,
@@ -102,113 +134,44 @@ class PlatformApiClient:
         call is idempotent — by method, unless `idempotent` says otherwise. A connection that could not be
         opened is retried for every call: the request never left.
         """
-        from urllib3.exceptions import HTTPError, MaxRetryError
-
-        method = method.upper()
         url = urllib.parse.urljoin(self.base_url.rstrip("/") + "/", path.lstrip("/"))
-        if query:
-            url = f"{url}?{urllib.parse.urlencode(query)}"
-        data = None if json_body is None else json.dumps(json_body, ensure_ascii=False).encode("utf-8")
-        all_headers = {"accept": "application/json", **(headers or {})}
-        if data is not None:
-            all_headers.setdefault("content-type", "application/json; charset=utf-8")
-        started = time.perf_counter()
         try:
-            raw = self._pool.request(
+            answer = self.http.request(
                 method,
                 url,
-                body=data,
-                headers=all_headers,
-                timeout=self.timeout_seconds,
-                retries=self._retry(idempotent),
+                interface=interface,
+                json_body=json_body,
+                params=query,
+                headers=headers,
+                idempotent=idempotent,
+                event="platform_api_call",
+                judge=_problem,
             )
-        except MaxRetryError as exc:  # every attempt failed without an answer
-            raise self._unreachable(interface, started, self.max_attempts, exc.reason or exc) from None
-        except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
-            raise self._unreachable(interface, started, 1, exc) from None
-        response = _parse(raw.status, raw.headers, raw.data)
-        attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
-        failure = None if 200 <= raw.status < 300 else f"HTTP {raw.status}"
-        self._log(
-            interface, started, attempts, response.status, response.business_code, response.log_id, failure
-        )
-        if failure is not None or response.business_code not in (None, 0, "0"):
+        except DownstreamError as exc:
+            kind = PlatformApiTimeout if isinstance(exc, DownstreamTimeout) else PlatformApiUnavailable
+            raise kind(
+                interface,
+                f"HTTP {exc.status}" if exc.status else str(exc),
+                status=exc.status,
+                business_code=exc.business_code,
+                log_id=exc.log_id,
+                retry_after_ms=exc.retry_after_ms,
+            ) from None
+        problem = _problem(answer)
+        if problem is not None:
             raise PlatformApiError(
                 interface,
-                failure or "business error",
-                status=response.status,
-                business_code=response.business_code,
-                log_id=response.log_id,
+                problem,
+                status=answer.status,
+                business_code=answer.business_code,
+                log_id=answer.log_id,
             )
-        return response
-
-    def _unreachable(
-        self, interface: str, started: float, attempts: int, cause: Exception
-    ) -> PlatformApiError:
-        self._log(interface, started, attempts, None, None, None, type(cause).__name__)
-        return PlatformApiError(interface, type(cause).__name__)
-
-    def _retry(self, idempotent: bool | None) -> urllib3.Retry:
-        from urllib3 import Retry
-
-        common: dict[str, Any] = {
-            "total": self.max_attempts - 1,
-            "backoff_factor": self.backoff_seconds,
-            # A platform's Retry-After may outlast the whole Lambda invocation; our short backoff applies instead.
-            "respect_retry_after_header": False,
-            "raise_on_status": False,  # the last answer is returned, so its status and business code are reported
-        }
-        if idempotent is False:
-            # Only what failed before the request left is retried: a refused connection, a failed handshake.
-            return Retry(read=False, status_forcelist=None, **common)
-        methods = None if idempotent else IDEMPOTENT_METHODS  # None: every method
-        return Retry(allowed_methods=methods, status_forcelist=RETRY_STATUSES, **common)
-
-    def _log(
-        self,
-        interface: str,
-        started: float,
-        attempts: int,
-        status: int | None,
-        business_code: int | str | None,
-        log_id: str | None,
-        error: str | None = None,
-    ) -> None:
-        fields = {
-            "event": "platform_api_call",
-            "interface": interface,
-            "http_status": status,
-            "business_code": business_code,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-            "log_id": log_id,
-            "attempts": attempts,
-        }
-        if error is None and business_code in (None, 0, "0"):
-            self.logger.info("platform_api_call", extra=fields)
-        else:
-            self.logger.warning("platform_api_call", extra={**fields, "error": error or "business error"})
+        return PlatformResponse(answer.status, answer.body, answer.business_code, answer.log_id)
 
 
-def _parse(status: int, headers: Any, payload: bytes) -> PlatformResponse:
-    try:
-        body: Any = json.loads(payload) if payload else None
-    except ValueError:
-        body = None
-    code: int | str | None = None
-    log_id: str | None = None
-    if isinstance(body, dict):
-        for key in ("code", "error_code", "err_no"):
-            if isinstance(body.get(key), int | str):
-                code = body[key]
-                break
-        for key in ("log_id", "logid", "logId"):
-            if isinstance(body.get(key), str):
-                log_id = body[key]
-                break
-    if log_id is None and headers is not None:
-        for name in LOG_ID_HEADERS:
-            value = headers.get(name)
-            if value:
-                log_id = str(value)
-                break
-    return PlatformResponse(status=status, body=body, business_code=code, log_id=log_id)
+def _problem(answer: HttpResponse) -> str | None:
+    if not answer.ok:
+        return f"HTTP {answer.status}"
+    if answer.business_code not in (None, 0, "0"):
+        return "business error"
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from .aws import AwsBudget, AwsCallTimedOut
 from .observability import register_secret_value
 from .settings import Settings
 
@@ -49,23 +50,26 @@ ENV_FILE = Path(__file__).resolve().parents[2] / ".env.local"
 class SecretsManagerSource:
     """One Secrets Manager secret holding a JSON object `{name: value}`, cached for `max_age_seconds`."""
 
-    def __init__(self, secret_id: str, max_age_seconds: int = 300, provider: Any = None) -> None:
+    def __init__(
+        self,
+        secret_id: str,
+        max_age_seconds: int = 300,
+        provider: Any = None,
+        budget: AwsBudget | None = None,
+    ) -> None:
         self.secret_id = secret_id
         self.max_age_seconds = max_age_seconds
+        self.budget = budget or AwsBudget()
         self._provider = provider
 
     @property
     def provider(self) -> Any:
         # Built on first use (boto3 and Powertools Parameters cost cold-start time); our own provider rather than
-        # the module-level one behind `get_secret`, so the client has short timeouts and bounded retries.
+        # the module-level one behind `get_secret`, so the client has the shared timeouts and retry budget.
         if self._provider is None:
             from aws_lambda_powertools.utilities.parameters import SecretsProvider
-            from botocore.config import Config
 
-            config = Config(
-                connect_timeout=1, read_timeout=2, retries={"mode": "standard", "max_attempts": 2}
-            )
-            self._provider = SecretsProvider(boto_config=config)
+            self._provider = SecretsProvider(boto3_client=self.budget.client("secretsmanager"))
         return self._provider
 
     def get(self, name: str) -> str:
@@ -76,7 +80,11 @@ class SecretsManagerSource:
 
         where = f"key '{name}' of the Secrets Manager secret SECRET_ID={self.secret_id}"
         try:
-            values = self.provider.get(self.secret_id, max_age=self.max_age_seconds, transform="json")
+            values = self.budget.call(
+                self.provider.get, self.secret_id, max_age=self.max_age_seconds, transform="json"
+            )
+        except AwsCallTimedOut:
+            raise SecretUnavailable(name, "unavailable") from None
         except TransformParameterError:
             raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)", where) from None
         except GetParameterError as exc:
@@ -138,7 +146,11 @@ def parse_env_file(text: str) -> dict[str, str]:
 def build_secret_source(settings: Settings, env_file: Path = ENV_FILE) -> SecretSource:
     """Secrets Manager when `SECRET_ID` is set; otherwise `.env.local` when it exists; otherwise none."""
     if settings.secret_id:
-        return SecretsManagerSource(settings.secret_id, max_age_seconds=settings.secrets_max_age_seconds)
+        return SecretsManagerSource(
+            settings.secret_id,
+            max_age_seconds=settings.secrets_max_age_seconds,
+            budget=AwsBudget.from_settings(settings),
+        )
     if env_file.is_file():
         return EnvFileSecretSource(env_file)
     return NoSecrets()

@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     # Host header allow-list (DNS-rebinding protection for local servers); empty means any host.
     allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    # The largest answer, measured as Lambda sends it (its synchronous response limit is 6 MB, 6291556 bytes).
+    max_response_bytes: int = Field(6_000_000, ge=1024, le=6_291_556)
     tools_page_size: int = Field(100, ge=1, le=1000)
     list_ttl_ms: int = Field(300_000, ge=0)
     session_store: Literal["memory", "dynamodb"] = "memory"
@@ -95,6 +97,19 @@ class Settings(BaseSettings):
     auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = ("client_id", "azp", "email", "name")
     # The public MCP URL (https://host/mcp); else derived from the API Gateway event's domain and stage.
     public_url: str | None = Field(None, pattern=r"^https?://[^/\s]+/\S*$")
+    # Each invocation's deadline: the earlier of the Lambda context's remaining time and this, less the margin
+    # left for answering. 29000: the HTTP API integration gives up at 30 s.
+    request_deadline_ms: int = Field(29_000, ge=100)
+    deadline_margin_ms: int = Field(500, ge=0)
+    # Every AWS client (sessions, secrets, ...): per-attempt timeouts and attempts, capped by the deadline.
+    aws_connect_timeout_ms: int = Field(1000, ge=10)
+    aws_read_timeout_ms: int = Field(2000, ge=10)
+    aws_max_attempts: int = Field(2, ge=1, le=10)
+    # ctx.http and the platform client: per-attempt timeout, attempts (idempotent calls), a breaker per host.
+    http_timeout_ms: int = Field(3000, ge=10)
+    http_max_attempts: int = Field(3, ge=1, le=10)
+    circuit_failure_threshold: int = Field(5, ge=1)
+    circuit_reset_ms: int = Field(30_000, ge=10)
 
     @field_validator(*CSV_FIELDS, *LIST_FIELDS, mode="before")
     @classmethod
@@ -139,6 +154,10 @@ class Settings(BaseSettings):
                 for error in exc.errors()
             ]
             raise SettingsError("invalid configuration: " + "; ".join(problems)) from None
+        if settings.deadline_margin_ms >= settings.request_deadline_ms:
+            raise SettingsError(
+                "invalid configuration: DEADLINE_MARGIN_MS must be less than REQUEST_DEADLINE_MS"
+            )
         if settings.session_store == "dynamodb" and not settings.sessions_table:
             raise SettingsError(
                 "invalid configuration: SESSIONS_TABLE is required when SESSION_STORE=dynamodb"

@@ -135,3 +135,12 @@ def oauth_issuer() -> Iterator[Issuer]:
     service = _started(services.oauth_server)
     yield Issuer(service)
     service.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The fault matrix (fault x dependency -> status, code, time to answer), when its tests ran."""
+    from tests.support.fault_matrix import ROWS, render
+
+    if ROWS:
+        terminalreporter.write_sep("=", "fault matrix (REQUEST_DEADLINE_MS=3000)")
+        terminalreporter.write_line(render(ROWS))

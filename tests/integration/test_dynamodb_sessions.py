@@ -20,9 +20,10 @@ from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda.app import create_app
+from mcp_lambda.aws import client_config
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.sessions import open_session
-from mcp_lambda.sessions.dynamodb import CLIENT_CONFIG, DynamoDBSessionStore, SessionIdTaken
+from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.settings import Settings
 from mcp_lambda_dev.local.process import running_server
 
@@ -216,7 +217,7 @@ def test_session_is_bound_to_the_caller_principal(container: Container) -> None:
 def test_throttled_table_answers_503_with_retry_after_and_no_session(
     dynamodb_session_env: dict[str, str], dynamodb_client: Any, sessions_table: str
 ) -> None:
-    client = boto3.client("dynamodb", config=CLIENT_CONFIG)
+    client = boto3.client("dynamodb", config=client_config(Settings()))
     throttled = DynamoDBSessionStore(sessions_table, ttl_seconds=TTL, client=client)
     app = create_app(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS, throttled)
     lambda_client = LambdaClient(lambda_handler(app))

@@ -198,10 +198,20 @@ def test_two_concurrent_identical_calls_run_once_the_other_gets_40910_then_the_r
     assert ledger.executions["hold"] == 1
 
 
+class EndingInvocation(LocalContext):
+    """An invocation that Lambda ends (a timeout, a crash) while its tool runs: the request's deadline is read
+    while there is time left, the claim's lifetime once none is left."""
+
+    reads = 0
+
+    def get_remaining_time_in_millis(self) -> int:
+        self.reads += 1
+        return 10_000 if self.reads == 1 else 0
+
+
 def test_the_claim_of_a_dead_invocation_expires_with_it(container: Container, ledger: Ledger) -> None:
     first_client, _ = container()
-    # This invocation has no time left: Lambda has ended it (a timeout, a crash) while its tool was running.
-    ended = LocalContext(deadline_ms=int(time.time() * 1000) - 1)
+    ended = EndingInvocation()
     join = start_in_another_container(first_client.handler, keyed_request("hold", {}, "call-1"), ended)
     assert ledger.started.wait(10)
     try:

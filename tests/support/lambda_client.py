@@ -14,6 +14,7 @@ from mcp_types._v2026_07_28 import InputRequiredResult
 
 from mcp_lambda.app import create_app
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
+from mcp_lambda.secrets import SecretSource
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks import TaskInvoker, TaskStore
@@ -39,13 +40,16 @@ def build_handler(
     sessions: SessionStore | None = None,
     tasks: TaskStore | None = None,
     invoker: TaskInvoker | None = None,
+    secrets: SecretSource | None = None,
 ) -> LambdaHandler:
     """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
     `business=None`, the one `settings.business` names, loaded as the deployed handler loads it)."""
     if settings is None:
         assert business is not None, "name the business, or pass the settings that name it"
         settings = Settings(business=business.name)
-    app = create_app(settings, business, sessions or MemorySessionStore(), tasks=tasks, invoker=invoker)
+    app = create_app(
+        settings, business, sessions or MemorySessionStore(), secrets=secrets, tasks=tasks, invoker=invoker
+    )
     return lambda_handler(app)
 
 
@@ -73,10 +77,10 @@ def _on_the_container_loop() -> Iterator[None]:
         policy.set_event_loop(previous)
 
 
-def invoke(handler: LambdaHandler, event: dict[str, Any]) -> dict[str, Any]:
+def invoke(handler: LambdaHandler, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """One Lambda invocation of `handler` with an API Gateway event, as the runtime makes it."""
     with _on_the_container_loop():
-        return handler(event, LocalContext())
+        return handler(event, context or LocalContext())
 
 
 @dataclass
@@ -121,9 +125,17 @@ class LambdaClient:
     asserts what it needs itself.
     """
 
-    def __init__(self, handler: LambdaHandler, path: str = "/mcp", oracle: bool = True) -> None:
+    def __init__(
+        self,
+        handler: LambdaHandler,
+        path: str = "/mcp",
+        oracle: bool = True,
+        authorizer: dict[str, Any] | None = None,
+    ) -> None:
         self.handler = handler
         self.path = path
+        # The API Gateway authorizer context every request carries unless it names its own.
+        self.authorizer = authorizer
         # Validate every server message against the official wire types (tests/support/wire.py).
         self.oracle = oracle
 
@@ -144,6 +156,7 @@ class LambdaClient:
         merged = {**base, **(headers or {})}
         merged = {k: v for k, v in merged.items() if v is not None}
         payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        authorizer = self.authorizer if authorizer is None else authorizer
         response = invoke(self.handler, http_event(method, self.path, merged, payload, authorizer=authorizer))
         lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         reply = Reply(int(response["statusCode"]), lowered, response_body(response))

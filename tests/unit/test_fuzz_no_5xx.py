@@ -122,3 +122,56 @@ def test_well_framed_2026_requests_with_any_params_never_get_a_5xx(
     assert b"Traceback" not in reply.raw
     if "error" in body:
         assert body["error"]["code"] != -32603 or "error id" in body["error"]["message"], body
+
+
+# --- headers: any names, any values (what API Gateway can hand over), both eras, every method ---------------------
+
+KNOWN_HEADERS = [
+    "host",
+    "origin",
+    "accept",
+    "content-type",
+    "content-length",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "mcp-param-x",
+    "x-forwarded-port",
+    "x-forwarded-proto",
+    "x-forwarded-for",
+    "authorization",
+    "cookie",
+    "idempotency-key",
+    "last-event-id",
+    "transfer-encoding",
+]
+# Header values arrive as text; a lone surrogate cannot come out of HTTP bytes, anything else can.
+header_values = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+    st.sampled_from(["a:b:c", "[::1]:3501", "localhost:abc", "-1", "application/json", "*/*", ":", ""]),
+)
+header_names = st.one_of(
+    st.sampled_from(KNOWN_HEADERS), st.text("abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1, max_size=16)
+)
+any_headers = st.dictionaries(header_names, header_values, max_size=6)
+era_header = st.sampled_from(
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01"]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    method=st.sampled_from(["POST", "GET", "DELETE"]),  # the routes template.yaml gives /mcp
+    version=st.one_of(st.none(), era_header),
+    extra=any_headers,
+    body=st.one_of(messages, st.lists(messages, max_size=3), json_values),
+)
+def test_no_headers_get_a_5xx_or_a_traceback_in_either_era(
+    method: str, version: str | None, extra: dict[str, str], body: Any
+) -> None:
+    headers = {"content-type": "application/json", **extra}
+    if version is not None:
+        headers["mcp-protocol-version"] = version
+    reply = CLIENT.send(method, body if method == "POST" else None, headers, defaults=False)
+    assert reply.status < 500, reply
+    assert b"Traceback" not in reply.raw

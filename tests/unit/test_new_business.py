@@ -29,6 +29,7 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text=True,
         check=True,
     )
+    assert "created manifest/shop.yaml" in done.stdout
     assert "created tests/unit/test_business_shop.py" in done.stdout
     return root
 
@@ -73,14 +74,21 @@ def test_scaffold_tests_pass_and_run_every_branch_it_writes(scaffolded: Path) ->
         *("-m", "pytest", "-q", "-p", "no:cacheprovider", WRITTEN[2]),
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "5 passed" in tests.stdout
+    assert "9 passed" in tests.stdout
     report = _run(
         scaffolded, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100"
     )
     assert report.returncode == 0, report.stdout + report.stderr
-    assert "items.py" in report.stdout
+    assert "items.py" in report.stdout and "stock.py" in report.stdout
 
 
 def test_scaffold_never_overwrites(scaffolded: Path) -> None:
     again = _run(scaffolded, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", ".")
     assert again.returncode != 0 and "already exists" in again.stderr
+
+
+def test_the_scaffold_calls_a_downstream_through_ctx_http_with_a_key_from_ctx_secret(
+    scaffolded: Path,
+) -> None:
+    stock = (scaffolded / "src" / "businesses" / "shop" / "stock.py").read_text()
+    assert "ctx.http.get(" in stock and "ctx.secret(KEY_SECRET)" in stock

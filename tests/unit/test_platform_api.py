@@ -133,3 +133,22 @@ def test_a_refused_connection_is_retried_even_for_a_post(caplog: pytest.LogCaptu
 
     assert caught.value.status is None
     assert _call_line(caplog)["attempts"] == client.max_attempts
+
+
+def test_the_platform_client_shares_ctx_http_s_circuit_breaker(platform: Platform) -> None:
+    from mcp_lambda.downstream import DownstreamUnavailable, HttpClient
+
+    http = HttpClient(logging.getLogger(LOGGER), backoff_seconds=0.01, failure_threshold=2, reset_seconds=30)
+    client = PlatformApiClient(platform.url, logging.getLogger(LOGGER), http=http)
+    platform.statuses = [503] * 6
+    for _ in range(2):
+        with pytest.raises(PlatformApiError):
+            client.call("items.list", "/open/v1/items", method="GET")
+    reached = len(platform.seen)
+
+    with pytest.raises(PlatformApiError) as caught:
+        client.call("items.list", "/open/v1/items", method="GET")
+
+    assert len(platform.seen) == reached  # the open circuit sent nothing
+    assert isinstance(caught.value, DownstreamUnavailable)  # a tool letting it go answers 50300
+    assert caught.value.retry_after_ms is not None and 0 < caught.value.retry_after_ms <= 30_000

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -94,7 +95,7 @@ def server_process(
     command: Sequence[str] = SERVER,
     extra_path: Sequence[str] = (),
     **env: str,
-) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`running_server`, also yielding the process (a test may kill it: a container that dies mid-task)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
@@ -105,21 +106,22 @@ def server_process(
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         **env,
     }
-    sink = output.open("w", encoding="utf-8") if output is not None else None
+    # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server.
+    stderr = output.open("w+b") if output is not None else tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
     process = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port), *server_args],
         cwd=REPO,
         env=child_env,
-        stdout=sink or subprocess.DEVNULL,
-        stderr=sink or subprocess.PIPE,
-        text=True,
+        stdout=stderr if output is not None else subprocess.DEVNULL,
+        stderr=stderr,
     )
     try:
         deadline = time.monotonic() + timeout_seconds
         while not answers(url):
             if process.poll() is not None:
-                stderr = output.read_text() if output else process.stderr.read() if process.stderr else ""
-                raise RuntimeError(f"the {business} server exited early:\n{stderr[-4000:]}")
+                stderr.seek(0)
+                printed = stderr.read().decode("utf-8", errors="replace")
+                raise RuntimeError(f"the {business} server exited early:\n{printed[-4000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
             time.sleep(0.1)
@@ -131,5 +133,4 @@ def server_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if sink is not None:
-            sink.close()
+        stderr.close()

@@ -4,6 +4,13 @@ included: API Gateway's CorsConfiguration from template.yaml, for ALLOWED_ORIGIN
 
 Hand-written on the standard library because no maintained package emulates API Gateway without Docker.
 `--reload` (make run RELOAD=1) restarts it on changes under src/, dev/ and manifest/ with watchfiles.
+
+One handler instance is one Lambda container: one request at a time, on one thread with one event loop.
+`--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers:
+each has its own app, breakers and rate counters; they share the session store (the first instance's embedded
+one, or DynamoDB). They also share the process's Logger, so under concurrency a line's Lambda-context keys may be
+a neighbour's (each tool-call line's own `request_id` is always right). A burst of connections queues in the
+listen backlog instead of being reset.
 """
 
 from __future__ import annotations
@@ -12,8 +19,12 @@ import argparse
 import asyncio
 import errno
 import importlib
+import importlib.util
+import json
 import logging
 import os
+import queue
+import re
 import shlex
 import signal
 import sys
@@ -35,6 +46,8 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
 REPO = Path(__file__).resolve().parents[3]
+LISTEN_BACKLOG = 1024  # socketserver's default of 5 resets a burst of connections
+DECIMAL = re.compile(r"[0-9]+")
 WATCHED = ("src", "dev", "manifest")
 LOCAL_DEFAULTS = {
     # DNS-rebinding protection for a loopback server: only local Host names are answered.
@@ -57,12 +70,41 @@ class LocalGateway:
     remap_www_authenticate: bool = False  # as API Gateway does (--remap-www-authenticate)
 
 
-def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[BaseHTTPRequestHandler]:
+class Container:
+    """One handler instance with its single worker thread and event loop (as Mangum expects)."""
+
+    def __init__(self, handler: LambdaHandler) -> None:
+        self.handler = handler
+        self.worker = ThreadPoolExecutor(
+            max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop())
+        )
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        return self.worker.submit(self.handler, event, LocalContext()).result()
+
+
+class Containers:
+    """Each request goes to an idle container, or waits for one: serialized per container, like Lambda."""
+
+    def __init__(self, handlers: list[LambdaHandler]) -> None:
+        self.idle: queue.SimpleQueue[Container] = queue.SimpleQueue()
+        for handler in handlers:
+            self.idle.put(Container(handler))
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        container = self.idle.get()
+        try:
+            return container.invoke(event)
+        finally:
+            self.idle.put(container)
+
+
+def make_request_handler(
+    handler: LambdaHandler | Containers, gateway: LocalGateway
+) -> type[BaseHTTPRequestHandler]:
     # One Lambda container serves one request at a time on one thread with one event loop (as Mangum expects):
-    # every invocation runs on this single worker, serialized like the real thing.
-    worker = ThreadPoolExecutor(
-        max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop())
-    )
+    # every invocation runs on its container's single worker, serialized like the real thing.
+    containers = handler if isinstance(handler, Containers) else Containers([handler])
 
     class ApiGatewayRequestHandler(BaseHTTPRequestHandler):
         server_version = "mcp-lambda-local"
@@ -70,9 +112,17 @@ def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[
 
         def _serve(self) -> None:
             started = time.time()
-            length = int(self.headers.get("content-length") or 0)
+            if "transfer-encoding" in self.headers:
+                # API Gateway passes the body on whole; this stand-in reads only Content-Length bodies.
+                self._refuse(411, "Length Required: send the body with a Content-Length")
+                return
+            declared = self.headers.get("content-length")
+            if declared is not None and not DECIMAL.fullmatch(declared.strip()):
+                self._refuse(400, "Bad Request: Content-Length must be a non-negative integer")
+                return
+            length = int(declared) if declared else 0
             if length > gateway.max_body_bytes * 6:  # API Gateway's own 10 MB payload cap, roughly
-                self.send_error(413)
+                self._refuse(413, "Payload Too Large")
                 return
             body = self.rfile.read(length) if length else None
             # API Gateway tells the function the client's scheme this way (there it is always https).
@@ -89,7 +139,7 @@ def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[
             event = http_event(
                 self.command, split.path, headers, body, query=split.query, source_ip=self.client_address[0]
             )
-            result = worker.submit(handler, event, LocalContext()).result()
+            result = containers.invoke(event)
             payload = response_body(result)
             status = int(result.get("statusCode", 200))
             out = {
@@ -117,6 +167,18 @@ def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[
             if self.command != "HEAD":
                 self.wfile.write(payload)
 
+        def _refuse(self, status: int, message: str) -> None:
+            """Answer before reading a body whose end is unknown, and close the connection after it."""
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+            payload = json.dumps(error).encode()
+            self.close_connection = True
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(payload)
+
         def _log(
             self, started: float, body: bytes | None, status: int, payload: bytes, content_type: str
         ) -> None:
@@ -133,22 +195,58 @@ def make_request_handler(handler: LambdaHandler, gateway: LocalGateway) -> type[
     return ApiGatewayRequestHandler
 
 
+class LocalServer(ThreadingHTTPServer):
+    request_queue_size = LISTEN_BACKLOG
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client went away before its answer was written: nothing to report
+        super().handle_error(request, client_address)
+
+
+def load_handlers(target: str, count: int) -> list[LambdaHandler]:
+    """`count` independent instances of the handler `module.function`: the module itself, then fresh copies of it
+    (each runs its module code again: its own app, as a new container would), all on the first one's session store
+    (the embedded memory store is one per app, and containers share their store as they share a table)."""
+    module_name, _, function_name = target.rpartition(".")
+    first = importlib.import_module(module_name)
+    handlers = [getattr(first, function_name)]
+    origin = importlib.util.find_spec(module_name)
+    shared = getattr(getattr(getattr(first, "app", None), "state", None), "sessions", None)
+    import mcp_lambda.app as app_module
+
+    building = app_module.build_session_store
+    if shared is not None:
+        app_module.build_session_store = lambda settings: shared
+    try:
+        for index in range(1, count):
+            assert origin is not None and origin.origin is not None
+            spec = importlib.util.spec_from_file_location(f"{module_name}_worker{index}", origin.origin)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            handlers.append(getattr(module, function_name))
+    finally:
+        app_module.build_session_store = building
+    return handlers
+
+
 def fail(message: str) -> NoReturn:
     """A start-up problem: one line naming it and the fix, and a non-zero exit (no traceback)."""
     print(f"make run: {message}", file=sys.stderr, flush=True)
     raise SystemExit(2)
 
 
-def load_handler(dotted: str) -> LambdaHandler:
-    """Import the handler (its cold start builds the app), turning the known start-up errors into one line."""
+def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
+    """Import the handler `workers` times (its cold start builds the app), turning the known start-up errors into
+    one line."""
     from mcp_lambda.manifest import ManifestError
     from mcp_lambda.settings import SettingsError
     from mcp_lambda.tools import ToolSignatureError
     from mcp_lambda.tools.business import BusinessError
 
-    module_name, _, function_name = dotted.rpartition(".")
     try:
-        handler: LambdaHandler = getattr(importlib.import_module(module_name), function_name)
+        handlers = load_handlers(dotted, workers)
     except SettingsError as exc:
         fail(f"{exc}; fix the variable in your environment (README: Configuration)")
     except BusinessError as exc:
@@ -159,12 +257,12 @@ def load_handler(dotted: str) -> LambdaHandler:
         first, more = exc.problems[0], len(exc.problems) - 1
         extra = f" (and {more} more)" if more else ""
         fail(f"invalid manifest: {first}{extra}; see them all with make manifest-lint MANIFEST={first.file}")
-    return handler
+    return handlers
 
 
 def bind(host: str, port: int, handler_class: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
     try:
-        return ThreadingHTTPServer((host, port), handler_class)
+        return LocalServer((host, port), handler_class)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             fail(
@@ -173,7 +271,9 @@ def bind(host: str, port: int, handler_class: type[BaseHTTPRequestHandler]) -> T
         fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another HOST or PORT")
 
 
-def serve(host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False) -> None:
+def serve(
+    host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
+) -> None:
     from mcp_lambda.settings import SettingsError, get_settings
 
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
@@ -186,11 +286,11 @@ def serve(host: str, port: int, dotted_handler: str, remap_www_authenticate: boo
         invoke_api.stop()
         fail(f"{exc}; fix the variable in your environment (README: Configuration)")
     try:
-        handler = load_handler(dotted_handler)
+        handlers = load_handler(dotted_handler, workers)
     except SystemExit:
         invoke_api.stop()
         raise
-    invoke_api.handler = handler
+    invoke_api.handler = handlers[0]
     invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
     gateway = LocalGateway(
         max_body_bytes=settings.max_body_bytes,
@@ -201,11 +301,12 @@ def serve(host: str, port: int, dotted_handler: str, remap_www_authenticate: boo
         remap_www_authenticate=remap_www_authenticate,
     )
     try:
-        server = bind(host, port, make_request_handler(handler, gateway))
+        server = bind(host, port, make_request_handler(Containers(handlers), gateway))
     except SystemExit:
         invoke_api.stop()
         raise
-    print(f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp", flush=True)
+    many = f" ({workers} workers)" if workers > 1 else ""
+    print(f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -241,6 +342,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help=f"rename WWW-Authenticate to {REMAPPED_WWW_AUTHENTICATE}, as API Gateway does",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("WORKERS") or "1"),
+        help="independent handler instances (containers) serving at once (default 1)",
+    )
     parser.add_argument("--reload", action="store_true", help="restart on changes (make run RELOAD=1)")
     parser.add_argument(
         "--watch",
@@ -249,15 +356,18 @@ def main(argv: list[str] | None = None) -> None:
         help="with --reload: a directory to watch (default: src, dev, manifest)",
     )
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     # Ctrl+C (and the reloader's SIGINT) stops the server even when started with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for name, value in LOCAL_DEFAULTS.items():
         os.environ.setdefault(name, value)
     if args.reload:
         watched = args.watch or [REPO / name for name in WATCHED if (REPO / name).is_dir()]
-        extra = ["--remap-www-authenticate"] if args.remap_www_authenticate else []
+        extra = ["--workers", str(args.workers)]
+        extra += ["--remap-www-authenticate"] if args.remap_www_authenticate else []
         raise SystemExit(reload(args.host, args.port, args.handler, watched, extra))
-    serve(args.host, args.port, args.handler, args.remap_www_authenticate)
+    serve(args.host, args.port, args.handler, args.remap_www_authenticate, args.workers)
 
 
 if __name__ == "__main__":

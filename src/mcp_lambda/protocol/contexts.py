@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import deadlines
 from ..idempotency import Caller
 from ..tasks import Task
 from ..tools.context import Services, TaskControl, ToolContext
@@ -47,6 +48,7 @@ class ContextFactory:
             logger=services.logger,
             correlation_id=scope.correlation_id,
             session_id=scope.session.session_id if scope.session else None,
+            principal=scope.principal,
             tool_call_id=tool_call_id(scope.meta),
             client_capabilities=scope.client_capabilities,
             meta=scope.meta,
@@ -58,6 +60,8 @@ class ContextFactory:
             platform_api=services.platform_api,
             caller=scope.auth.caller,
             caller_token=scope.auth.token,
+            deadline=deadlines.current(),  # the request's, set by the transport
+            http=services.http,
         )
 
     def for_task(
@@ -83,4 +87,5 @@ class ContextFactory:
             platform_api=services.platform_api,
             task_id=task.task_id,
             task=control,
+            http=services.http,
         )

@@ -27,6 +27,7 @@ from .jsonrpc import (
     result_response,
 )
 from .methods import ToolMethods
+from .params import check_depth
 from .scope import (
     SESSION_HEADER,
     CallScope,
@@ -42,6 +43,8 @@ from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
 MINT_ATTEMPTS = 3  # an id is never overwritten; a (192-bit) collision just draws another
+# The most messages one 2025-03-26 batch may carry: their answers must fit one Lambda response (6 MB).
+MAX_BATCH_LENGTH = 100
 
 
 def store_unavailable(exc: SessionStoreUnavailable) -> RpcError:
@@ -181,6 +184,11 @@ class LegacyEra:
         version = negotiate_legacy(requested)
         capabilities = _object_or_empty(params.get("capabilities"))
         client_info = _object_or_empty(params.get("clientInfo"))
+        try:  # both are stored in the session and encoded again: bounded, or the encoding itself would fail
+            check_depth(capabilities, "capabilities")
+            check_depth(client_info, "clientInfo")
+        except RpcError as exc:
+            return error_outbound(request.id, exc)
         stored = len(json.dumps(capabilities, ensure_ascii=False)) + len(
             json.dumps(client_info, ensure_ascii=False)
         )
@@ -279,6 +287,12 @@ class LegacyEra:
             )
         if not items:
             raise RpcError(INVALID_REQUEST, "Invalid Request: empty batch", http_status=400)
+        if len(items) > MAX_BATCH_LENGTH:
+            raise RpcError(
+                INVALID_REQUEST,
+                f"Invalid Request: a batch may hold at most {MAX_BATCH_LENGTH} messages",
+                http_status=400,
+            )
         responses: list[dict[str, Any]] = []
         for raw in items:
             try:

@@ -10,7 +10,7 @@ from ..tools import Business, InputRequired, ToolResult
 from .contexts import ContextFactory, caller_of
 from .jsonrpc import INSUFFICIENT_SCOPE, INVALID_PARAMS, RpcError
 from .pagination import listing
-from .params import optional_object, required_string
+from .params import check_depth, optional_object, required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
 from .tasks import TaskMethods
@@ -59,7 +59,7 @@ class ToolMethods:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
         if not scope.auth.allows(spec.scopes):
             raise insufficient_scope(scope, spec.name, spec.scopes)
-        arguments = optional_object(params, "arguments")
+        arguments = check_depth(optional_object(params, "arguments"), "arguments")
         inputs = self.rounds.inputs(scope, params, "tools/call", name)
         ctx = self.contexts(scope, name, inputs)
         result: ToolResult | InputRequired

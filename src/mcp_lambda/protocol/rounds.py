@@ -10,6 +10,7 @@ from typing import Any
 from ..secrets import SecretSource, SecretUnavailable
 from ..tools import InputRequired
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
+from .params import check_depth
 from .request_state import RequestStateCodec
 from .scope import CallScope
 
@@ -74,7 +75,7 @@ class Rounds:
             for key, value in raw.items():
                 if not isinstance(value, dict):
                     raise RpcError(INVALID_PARAMS, f"params.inputResponses.{key[:64]} must be an object")
-            responses = raw
+            responses = check_depth(raw, "inputResponses")
         state = None
         if params.get("requestState") is not None:
             state = self.codec().decode(params["requestState"], method, target, principal=scope.principal)

@@ -3,7 +3,8 @@
 One item per session, keyed by `session_id`; `expires_at` (epoch seconds) is the table's TTL attribute, but TTL
 deletes lazily, so expiry is always checked here. Every read is strongly consistent, so a session minted a
 moment ago on another container, or deleted a moment ago, is seen as such. Reads and writes are counted
-(`reads`, `writes`) for `make bench`.
+(`reads`, `writes`) for `make bench`. Timeouts and retries come from `AwsBudget` (mcp_lambda/aws.py): a sick
+table answers 503 quickly, and never after the request deadline.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ..aws import AwsBudget, AwsCallTimedOut
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
@@ -23,10 +24,8 @@ if TYPE_CHECKING:
 else:
     DynamoDBClient = Any
 
-# Fail fast: a session lookup sits in front of every legacy request, so a sick table must answer 503 quickly.
-CLIENT_CONFIG = Config(
-    connect_timeout=1, read_timeout=2, retries={"mode": "standard", "max_attempts": 2}, tcp_keepalive=True
-)
+# Every failure of the table (an error, no answer in time, no answer before the deadline): answer 503.
+STORE_FAILURES = (ClientError, BotoCoreError, AwsCallTimedOut)
 THROTTLE_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
@@ -40,21 +39,21 @@ class DynamoDBSessionStore:
         *,
         client: DynamoDBClient | None = None,
         retry_after_seconds: int = 1,
+        budget: AwsBudget | None = None,
     ) -> None:
         self.table_name = table_name
         self.ttl_seconds = ttl_seconds
         self.retry_after_seconds = retry_after_seconds
         self.reads = 0
         self.writes = 0
+        self.budget = budget or AwsBudget()
         self._client = client
 
     @property
     def client(self) -> DynamoDBClient:
         # Created on first use: a container serving only stateless (2026-07-28) requests never pays for it.
         if self._client is None:
-            import boto3
-
-            self._client = boto3.client("dynamodb", config=CLIENT_CONFIG)
+            self._client = self.budget.client("dynamodb")
         return self._client
 
     def reset_counters(self) -> None:
@@ -63,7 +62,8 @@ class DynamoDBSessionStore:
     def create(self, session: Session) -> None:
         self.writes += 1
         try:
-            self.client.put_item(
+            self.budget.call(
+                self.client.put_item,
                 TableName=self.table_name,
                 Item=_to_item(session),
                 ConditionExpression="attribute_not_exists(session_id)",
@@ -72,16 +72,19 @@ class DynamoDBSessionStore:
             if _code(exc) == "ConditionalCheckFailedException":
                 raise SessionIdTaken("session id already exists") from None
             raise self._unavailable(exc) from None
-        except BotoCoreError as exc:
+        except (BotoCoreError, AwsCallTimedOut) as exc:
             raise self._unavailable(exc) from None
 
     def get(self, session_id: str) -> Session | None:
         self.reads += 1
         try:
-            response = self.client.get_item(
-                TableName=self.table_name, Key={"session_id": {"S": session_id}}, ConsistentRead=True
+            response = self.budget.call(
+                self.client.get_item,
+                TableName=self.table_name,
+                Key={"session_id": {"S": session_id}},
+                ConsistentRead=True,
             )
-        except (ClientError, BotoCoreError) as exc:
+        except STORE_FAILURES as exc:
             raise self._unavailable(exc) from None
         item = response.get("Item")
         if item is None:
@@ -98,7 +101,8 @@ class DynamoDBSessionStore:
         )
         self.writes += 1
         try:
-            self.client.update_item(
+            self.budget.call(
+                self.client.update_item,
                 TableName=self.table_name,
                 Key={"session_id": {"S": session.session_id}},
                 UpdateExpression="SET expires_at = :expires_at, last_seen = :last_seen",
@@ -113,14 +117,15 @@ class DynamoDBSessionStore:
             if _code(exc) == "ConditionalCheckFailedException":
                 return session
             raise self._unavailable(exc) from None
-        except BotoCoreError as exc:
+        except (BotoCoreError, AwsCallTimedOut) as exc:
             raise self._unavailable(exc) from None
         return refreshed
 
     def set_log_level(self, session_id: str, level: str) -> None:
         self.writes += 1
         try:
-            self.client.update_item(
+            self.budget.call(
+                self.client.update_item,
                 TableName=self.table_name,
                 Key={"session_id": {"S": session_id}},
                 UpdateExpression="SET log_level = :level",
@@ -131,18 +136,19 @@ class DynamoDBSessionStore:
             if _code(exc) == "ConditionalCheckFailedException":
                 return  # deleted meanwhile: nothing to remember it for
             raise self._unavailable(exc) from None
-        except BotoCoreError as exc:
+        except (BotoCoreError, AwsCallTimedOut) as exc:
             raise self._unavailable(exc) from None
 
     def delete(self, session_id: str) -> bool:
         self.writes += 1
         try:
-            response = self.client.delete_item(
+            response = self.budget.call(
+                self.client.delete_item,
                 TableName=self.table_name,
                 Key={"session_id": {"S": session_id}},
                 ReturnValues="ALL_OLD",
             )
-        except (ClientError, BotoCoreError) as exc:
+        except STORE_FAILURES as exc:
             raise self._unavailable(exc) from None
         return bool(response.get("Attributes"))
 

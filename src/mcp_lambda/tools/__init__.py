@@ -1,8 +1,12 @@
 """The public tool API: everything a business module imports, and nothing else.
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, execution_result, business_error
+
+`ctx.http` raises DownstreamUnavailable (CircuitOpen) and DownstreamTimeout, exported here for a tool to catch.
 """
 
+from ..deadlines import DeadlineExceeded
+from ..downstream import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, HttpResponse
 from .business import Business, load_business
 from .context import Caller, SecretUnavailable, ToolContext
 from .decorator import ToolSpec, tool
@@ -10,8 +14,11 @@ from .inputs import InputRequest, InputRequired, elicit, input_required, list_ro
 from .prompts import PromptSpec, assistant, prompt, user
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
 from .results import (
+    DEADLINE_EXCEEDED,
+    DOWNSTREAM_UNAVAILABLE,
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
+    RATE_LIMITED,
     RESULT_VIOLATES_MANIFEST,
     SECRET_UNAVAILABLE,
     ToolResult,
@@ -24,12 +31,21 @@ from .results import (
 from .schema import ToolSignatureError
 
 __all__ = [
+    "DEADLINE_EXCEEDED",
+    "DOWNSTREAM_UNAVAILABLE",
     "INTERNAL_ERROR",
     "INVALID_ARGUMENTS",
+    "RATE_LIMITED",
     "RESULT_VIOLATES_MANIFEST",
     "SECRET_UNAVAILABLE",
     "Business",
     "Caller",
+    "CircuitOpen",
+    "DeadlineExceeded",
+    "DownstreamError",
+    "DownstreamTimeout",
+    "DownstreamUnavailable",
+    "HttpResponse",
     "InputRequest",
     "InputRequired",
     "PromptSpec",

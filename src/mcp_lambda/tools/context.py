@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..caller import Caller
+from ..deadlines import NO_DEADLINE, Deadline
+from ..downstream import HttpClient
 from ..observability import ToolLogger
 from ..platform_api import PlatformApiClient
 from ..secrets import NoSecrets, SecretSource, SecretUnavailable
@@ -22,6 +24,8 @@ class Services:
     secrets: SecretSource = field(default_factory=NoSecrets)
     # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
     platform_api: PlatformApiClient | None = None
+    # Outbound HTTP for tools (`ctx.http`): pools and one circuit breaker per host, kept for the container.
+    http: HttpClient = field(default_factory=HttpClient)
 
 
 class TaskControl(Protocol):
@@ -50,6 +54,8 @@ class ToolContext:
     # The API Gateway request id (the correlation id of every log line of this invocation).
     correlation_id: str | None = None
     session_id: str | None = None
+    # The authenticated caller (the API Gateway authorizer's), None when anonymous.
+    principal: str | None = None
     tool_call_id: str | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -68,6 +74,13 @@ class ToolContext:
     # Set when the call runs as a task (2026-07-28 tasks extension): its id, and the handle on its state.
     task_id: str | None = None
     task: TaskControl | None = None
+    # When the answer must be on its way (see `remaining_ms`); `http` caps its timeouts by it.
+    deadline: Deadline = NO_DEADLINE
+    http: HttpClient = field(default_factory=HttpClient)
+
+    def remaining_ms(self) -> int:
+        """Milliseconds left before the request deadline; at 0 the call is answered with error result 50400."""
+        return self.deadline.remaining_ms()
 
     def supports(self, capability: str) -> bool:
         """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""

@@ -11,6 +11,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel
 
 from ..caller import SCOPE_TOKEN
+from .rate_limits import parse_rate_limit
 from .schema import ToolSignatureError, arguments_model, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
@@ -60,6 +61,7 @@ class ToolSpec:
     task: TaskSupport = "forbidden"
     # Runs in the request that would create the task: returns `input_required(...)` to ask first, or None.
     before_task: Callable[..., Any] | None = None
+    rate_limit: str | None = None  # e.g. "5/second": per caller, per container (tools/rate_limits.py)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the spec calls the function, so tools stay plain functions in unit tests."""
@@ -131,6 +133,7 @@ def tool(
     scopes: Sequence[str] = (),
     task: TaskSupport = "forbidden",
     before_task: Callable[..., Any] | None = None,
+    rate_limit: str | None = None,
 ) -> Any:
     """Describe a tool. `description` (or the docstring) says when to use it and what it is not for.
 
@@ -154,6 +157,15 @@ def tool(
     arguments, same context parameter) in the request that would create the task; it returns
     `input_required(...)` to ask the client first (a multi round-trip round) or None to start the task, whose
     `ctx.input_responses` / `ctx.request_state` are then that last round's.
+
+    `rate_limit="5/second"` (any `limits` notation) answers a caller over that rate with error result 42900; it is
+    counted per caller and per container, a guard behind the API's own throttling.
+
+    A tool runs until the request deadline (`ctx.remaining_ms()`); one still running then is answered with error
+    result 50400. An `async def` tool is cancelled there; a plain `def` tool runs on a worker thread, which is
+    abandoned: it finishes unobserved (in Lambda, frozen between invocations) and its result is dropped, so a
+    long sync tool should watch `ctx.remaining_ms()` and call out only through `ctx.http`, whose timeouts the
+    deadline caps.
     """
     hints = {
         "read_only": read_only,
@@ -188,6 +200,13 @@ def tool(
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         _check_exactly_once(tool_name, exactly_once, dedupe_window_seconds)
         required_scopes = _checked_scopes(tool_name, scopes)
+        if rate_limit is not None:
+            try:
+                parse_rate_limit(rate_limit)
+            except ValueError:
+                raise ToolSignatureError(
+                    f"tool '{tool_name}': rate_limit {rate_limit!r} is not a rate such as '5/second'"
+                ) from None
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -207,6 +226,7 @@ def tool(
             scopes=required_scopes,
             task=task,
             before_task=before_task,
+            rate_limit=rate_limit,
         )
 
     return wrap(fn) if fn is not None else wrap

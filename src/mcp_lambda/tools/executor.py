@@ -1,8 +1,10 @@
 """Runs one tool call: validate arguments, call, check the result, log, and turn exceptions into results.
 
-This is the single place where a tool's exceptions are caught and logged. How each kind of exception becomes a
-result is a table looked up by exception class (most specific first), like Starlette's exception handlers; a
-business adds its own rows with `Business(error_map={OrderLocked: (40920, "order is locked")})`.
+This is the single place where a tool's exceptions are caught and logged, and where its rate limit and deadline
+are kept. How each kind of exception becomes a result is a table looked up by exception class (most specific
+first), like Starlette's exception handlers; a business adds its own rows with
+`Business(error_map={OrderLocked: (40920, "order is locked")})`. A tool still running at the request deadline is
+one more row: DeadlineExceeded (50400).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..deadlines import DeadlineExceeded, run_off_loop, run_until
+from ..downstream import DownstreamTimeout, DownstreamUnavailable
 from ..observability import (
     NoTelemetry,
     ToolTelemetry,
@@ -27,9 +31,13 @@ from ..observability import (
 from .context import SecretUnavailable, ToolContext
 from .decorator import ToolSpec
 from .inputs import InputRequired
+from .rate_limits import RateLimited, RateLimits
 from .results import (
+    DEADLINE_EXCEEDED,
+    DOWNSTREAM_UNAVAILABLE,
     INTERNAL_ERROR,
     INVALID_ARGUMENTS,
+    RATE_LIMITED,
     RESULT_VIOLATES_MANIFEST,
     SECRET_UNAVAILABLE,
     ToolResult,
@@ -59,7 +67,7 @@ class ErrorRule:
     """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
 
     code: int
-    outcome: str  # "invalid_arguments" | "system_error" | "business_error"
+    outcome: str  # "invalid_arguments" | "rate_limited" | "system_error" | "business_error"
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
@@ -71,6 +79,11 @@ class ErrorRule:
 
 def _internal_message(spec: ToolSpec, error_id: str) -> str:
     return f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
+
+
+def _retry_after(exc: Any) -> dict[str, Any]:
+    # When the failure knows how long to wait (a rate window, an open circuit); otherwise the code's default.
+    return {"retry_after_ms": exc.retry_after_ms} if exc.retry_after_ms is not None else {}
 
 
 INTERNAL = ErrorRule(INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True)
@@ -93,6 +106,36 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
             "secret_reason": exc.reason,
             "looked_in": exc.looked_in,
         },
+    ),
+    RateLimited: ErrorRule(
+        RATE_LIMITED,
+        "rate_limited",
+        lambda spec, exc: (
+            f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
+        ),
+        advice=_retry_after,
+    ),
+    # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
+    DeadlineExceeded: ErrorRule(
+        DEADLINE_EXCEEDED,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' did not finish before the request deadline; retry later.",
+        log_level="warning",
+    ),
+    DownstreamTimeout: ErrorRule(
+        DEADLINE_EXCEEDED,
+        "system_error",
+        lambda spec, exc: (
+            f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later."
+        ),
+        log_level="warning",
+    ),
+    DownstreamUnavailable: ErrorRule(
+        DOWNSTREAM_UNAVAILABLE,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
+        log_level="warning",
+        advice=_retry_after,
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }
@@ -134,6 +177,7 @@ class ToolExecutor:
         self.telemetry = telemetry or NoTelemetry()
         business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
+        self.rate_limits = RateLimits()  # per container
 
     async def run(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, *, crash_raises: bool = False
@@ -156,6 +200,7 @@ class ToolExecutor:
             call.started_line(arguments)
             result: ToolResult | InputRequired
             try:
+                self.rate_limits.check(spec.name, spec.rate_limit, ctx.principal)
                 value = await _invoke(spec, arguments, ctx)
             except Exception as exc:  # the one catch-all for a tool's exceptions
                 result = call.failed(self.rule_for(exc), exc)
@@ -332,8 +377,9 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     if spec.context_param:
         kwargs[spec.context_param] = ctx
     if spec.is_async:
-        return await spec.fn(**kwargs)
-    return spec.fn(**kwargs)
+        return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
+    # Off the event loop, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
+    return await run_until(ctx.deadline, lambda: run_off_loop(spec.fn, **kwargs))
 
 
 def json_problem(value: Any) -> str | None:

@@ -15,11 +15,14 @@ INPUT_REQUIRED_UNSUPPORTED = 40010
 KEY_REUSED = 40900
 CALL_IN_PROGRESS = 40910
 TASK_REQUIRED_UNSUPPORTED = 40011
+RATE_LIMITED = 42900
 INTERNAL_ERROR = 50000
 RESULT_VIOLATES_MANIFEST = 50010
 SECRET_UNAVAILABLE = 50020
 # The exactly-once store cannot be reached: nothing ran, a retry is safe.
 IDEMPOTENCY_STORE_UNAVAILABLE = 50030
+DOWNSTREAM_UNAVAILABLE = 50300
+DEADLINE_EXCEEDED = 50400
 
 # What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")

@@ -8,10 +8,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .. import deadlines
 from ..auth import Authenticator, AuthFailure
 from ..observability import ToolLogger
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import (
+    INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
     SERVICE_UNAVAILABLE,
@@ -93,6 +95,24 @@ class McpEndpoint:
         self.logger = logger
 
     async def __call__(self, request: Request) -> Response:
+        # One deadline for everything this request does (tools, sessions, secrets, outbound calls).
+        with deadlines.active(self._deadline(request)):
+            outbound = await self._serve(request)
+        if isinstance(outbound, Response):
+            return outbound
+        return limit_size(outbound, to_response(outbound), self.settings.max_response_bytes)
+
+    def _deadline(self, request: Request) -> deadlines.Deadline:
+        """The earlier of the Lambda context's remaining time (Mangum's `aws.context`) and REQUEST_DEADLINE_MS."""
+        getter = getattr(request.scope.get("aws.context"), "get_remaining_time_in_millis", None)
+        remaining = getter() if callable(getter) else None
+        return deadlines.request_deadline(
+            remaining if isinstance(remaining, int | float) else None,
+            self.settings.request_deadline_ms,
+            self.settings.deadline_margin_ms,
+        )
+
+    async def _serve(self, request: Request) -> Response | Outbound:
         headers = request.headers
         if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
             request_id = await peek_request_id(request)
@@ -134,7 +154,7 @@ class McpEndpoint:
             lambda_context=request.scope.get("aws.context"),
             auth=auth,
         )
-        return to_response(await self.server.handle(inbound))
+        return await self.server.handle(inbound)
 
     def _check_post_headers(self, request: Request) -> Response | None:
         headers = request.headers
@@ -154,6 +174,40 @@ class McpEndpoint:
     def _too_large(self) -> Response:
         limit = self.settings.max_body_bytes
         return http_error(413, INVALID_REQUEST, f"Payload Too Large: the body exceeds {limit} bytes")
+
+
+def fits_lambda_response(body: bytes, max_bytes: int) -> bool:
+    """Whether `body` stays within `max_bytes` as Lambda sends it: inside a JSON string, escaped, ASCII only."""
+    if len(body) * 3 <= max_bytes:
+        return True  # escaping at most triples our (already JSON) text: no need to measure
+    return len(json.dumps(body.decode("utf-8", errors="replace"))) <= max_bytes
+
+
+def limit_size(outbound: Outbound, response: Response, max_bytes: int) -> Response:
+    """`response`, or a JSON-RPC error (-32603, per request id) when it would exceed the Lambda response limit:
+    an answer too large is an error the client can read, never a failed invocation."""
+    if fits_lambda_response(bytes(response.body), max_bytes):
+        return response
+    error = RpcError(
+        INTERNAL_ERROR,
+        f"Response too large: the answer exceeds the {max_bytes}-byte response limit; ask for less "
+        "(fewer messages in a batch, a smaller page or result)",
+    )
+    answered = outbound.messages[-1:] if outbound.messages is not None else outbound.body
+    if isinstance(answered, list):
+        body: Any = [error_response(_id_of(item), error) for item in answered]
+        if outbound.messages is not None:
+            body = body[0]
+    else:
+        body = error_response(_id_of(answered), error)
+    headers = {k: v for k, v in outbound.headers.items() if k.lower() != "content-type"}
+    return Response(
+        _json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers
+    )
+
+
+def _id_of(message: Any) -> Any:
+    return message.get("id") if isinstance(message, dict) else None
 
 
 def to_response(outbound: Outbound) -> Response:

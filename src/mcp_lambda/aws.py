@@ -1,0 +1,90 @@
+"""One place for every AWS client's timeouts and retry budget: sessions, secrets, idempotency, tasks.
+
+Per attempt `AWS_CONNECT_TIMEOUT_MS` + `AWS_READ_TIMEOUT_MS`, `AWS_MAX_ATTEMPTS` attempts in all (botocore's
+standard retry mode, backoff with jitter). The whole budget is held to half the request's (`REQUEST_DEADLINE_MS`
+less `DEADLINE_MARGIN_MS`), scaled down evenly when it would not fit, so that a caller still has time to answer
+with its own error (503 + Retry-After, 50020) before the deadline. `AwsBudget.call` also waits at most until the
+current request deadline, on a worker thread: a trickling answer resets botocore's read timeout with every byte
+and could otherwise hold the request as long as it likes. An attempt is never started after the deadline.
+
+`client_config(settings)` is what a client built elsewhere takes (e.g. Powertools' `boto_config=`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import deadlines
+from .settings import Settings
+from .workers import call_within
+
+if TYPE_CHECKING:
+    from botocore.config import Config
+
+T = TypeVar("T")
+MAX_BACKOFF_SECONDS = 20  # botocore's cap on one retry delay
+
+
+class AwsCallTimedOut(Exception):
+    """An AWS call got no complete answer within its budget or before the request deadline."""
+
+
+@dataclass(frozen=True)
+class AwsBudget:
+    connect_seconds: float = 1.0
+    read_seconds: float = 2.0
+    max_attempts: int = 2
+    # The longest any one call is waited for (all attempts, with their backoff).
+    wait_seconds: float = 7.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AwsBudget:
+        connect = settings.aws_connect_timeout_ms / 1000
+        read = settings.aws_read_timeout_ms / 1000
+        attempts = settings.aws_max_attempts
+        allowed = (settings.request_deadline_ms - settings.deadline_margin_ms) / 2000
+        if attempts * (connect + read) > allowed:
+            scale = allowed / (attempts * (connect + read))
+            connect, read = connect * scale, read * scale
+        # Throttling backs off longest: up to 1 s, 2 s, 4 s ... before the retries (rand(0,1) * 2**i).
+        backoff = sum(min(2**i, MAX_BACKOFF_SECONDS) for i in range(attempts - 1))
+        wait = min(attempts * (connect + read) + backoff, allowed)
+        return cls(connect, read, attempts, wait)
+
+    def config(self) -> Config:
+        from botocore.config import Config
+
+        return Config(
+            connect_timeout=self.connect_seconds,
+            read_timeout=self.read_seconds,
+            retries={"mode": "standard", "total_max_attempts": self.max_attempts},
+            tcp_keepalive=True,
+        )
+
+    def client(self, service: str, **kwargs: Any) -> Any:
+        """A boto3 client with this budget that never starts an attempt after the request deadline."""
+        import boto3
+
+        client = boto3.client(service, config=self.config(), **kwargs)
+        client.meta.events.register("before-send", _refuse_after_deadline)
+        return client
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args, **kwargs)` waited for at most `wait_seconds` and never past the request deadline."""
+        timeout = deadlines.current().cap(self.wait_seconds)
+        try:
+            return call_within(timeout, fn, *args, **kwargs)
+        except TimeoutError:
+            raise AwsCallTimedOut(f"no answer within {timeout:.3f} s") from None
+
+
+def client_config(settings: Settings) -> Config:
+    """The botocore Config (timeouts, attempts) every AWS client of this function uses."""
+    return AwsBudget.from_settings(settings).config()
+
+
+def _refuse_after_deadline(**_: Any) -> None:
+    # botocore emits before-send before every attempt; raising here ends the call (retries included).
+    if deadlines.current().expired:
+        raise AwsCallTimedOut("the request deadline has passed")

@@ -1,0 +1,99 @@
+"""The deadline of one invocation: when the answer must be on its way, whatever is still running.
+
+The transport sets it for the whole request (the earlier of the Lambda context's remaining time and
+`REQUEST_DEADLINE_MS`, less `DEADLINE_MARGIN_MS` for answering) in a context variable, the way the Logger keeps
+its correlation id; every client the framework calls through (sessions, secrets, `ctx.http`, the platform client)
+caps its timeouts by `current()`, and tools see the same value as `ctx.deadline` / `ctx.remaining_ms()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .workers import WORKERS
+
+T = TypeVar("T")
+
+
+class DeadlineExceeded(Exception):
+    """The request's deadline passed before the work finished (the work itself may still be running)."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A point on the monotonic clock (`time.monotonic()`); `math.inf` means none."""
+
+    at: float = math.inf
+
+    @classmethod
+    def after_ms(cls, milliseconds: float) -> Deadline:
+        return cls(time.monotonic() + max(0.0, milliseconds) / 1000)
+
+    def remaining_seconds(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    def remaining_ms(self) -> int:
+        """Whole milliseconds left (0 once passed); a large number when there is no deadline."""
+        remaining = self.remaining_seconds()
+        return int(remaining * 1000) if math.isfinite(remaining) else 2**31 - 1
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.at
+
+    def cap(self, seconds: float) -> float:
+        """`seconds`, or less when the deadline comes sooner."""
+        return min(seconds, self.remaining_seconds())
+
+
+NO_DEADLINE = Deadline()
+_CURRENT: ContextVar[Deadline] = ContextVar("mcp_lambda_deadline", default=NO_DEADLINE)
+
+
+def current() -> Deadline:
+    """The deadline of the request being served (NO_DEADLINE outside one)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def active(deadline: Deadline) -> Iterator[Deadline]:
+    """Make `deadline` the current one for the duration of the block (one request)."""
+    token = _CURRENT.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _CURRENT.reset(token)
+
+
+def request_deadline(lambda_remaining_ms: float | None, request_deadline_ms: int, margin_ms: int) -> Deadline:
+    """The earlier of the Lambda context's remaining time and `request_deadline_ms`, less the answer margin."""
+    budget = float(request_deadline_ms)
+    if lambda_remaining_ms is not None:
+        budget = min(budget, lambda_remaining_ms)
+    return Deadline.after_ms(budget - margin_ms)
+
+
+async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
+    """Await `start()`, cancelling it at the deadline (DeadlineExceeded); nothing starts once it has passed."""
+    if deadline.expired:
+        raise DeadlineExceeded("the request deadline has passed")
+    remaining = deadline.remaining_seconds()
+    try:
+        async with asyncio.timeout(remaining if math.isfinite(remaining) else None) as scope:
+            return await start()
+    except TimeoutError:
+        if scope.expired():  # our timeout, not one the work raised itself
+            raise DeadlineExceeded("the request deadline passed before the work finished") from None
+        raise
+
+
+async def run_off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A blocking call on a daemon worker thread (abandoned, not stopped, when the awaiting task is cancelled)."""
+    return await asyncio.wrap_future(WORKERS.submit(fn, *args, **kwargs))

@@ -1,0 +1,44 @@
+"""`ctx.http`: outbound HTTP for tools, and the machinery under the platform OpenAPI client.
+
+- urllib3 (pooled connections; in the package anyway: botocore depends on it).
+- Timeouts: `HTTP_TIMEOUT_MS` per attempt, capped by the request deadline; the whole call runs on a worker thread
+  and is waited for at most until the deadline, so neither a trickling body nor a slow DNS lookup can hold it.
+- Retries: `HTTP_MAX_ATTEMPTS` in all, with exponential backoff and full jitter, on 429/5xx and read errors for
+  idempotent calls only (by method, unless `idempotent=` says otherwise); a connection that could not be opened is
+  retried for every call (the request never left). No retry and no backoff sleep runs past the deadline.
+- A circuit breaker per host (pybreaker; state per container): after `CIRCUIT_FAILURE_THRESHOLD` consecutive
+  failures it opens for `CIRCUIT_RESET_MS`, and calls fail at once with CircuitOpen (error result 50300 with
+  `retry_after_ms` = the time left open) without touching the host; then one trial call decides. Each transition is
+  logged once (`downstream_circuit_changed`).
+- One log line per call with the fields of doubao-protocol.md §5 — `interface`, `host`, `method`, `http_status`,
+  `business_code`, `duration_ms`, `log_id`, `attempts` — and never a header value, a query or a body.
+
+A tool that does not catch them gets: DownstreamUnavailable (refused, reset, 5xx after the retries, circuit open)
+→ error result 50300; DownstreamTimeout (no complete answer in time) → 50400. Any answer below 500 is the tool's.
+"""
+
+from .client import (
+    IDEMPOTENT_METHODS,
+    RETRY_STATUSES,
+    CircuitOpen,
+    DownstreamError,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    HttpClient,
+    HttpResponse,
+    ResponseTooLarge,
+    parse_answer,
+)
+
+__all__ = [
+    "IDEMPOTENT_METHODS",
+    "RETRY_STATUSES",
+    "CircuitOpen",
+    "DownstreamError",
+    "DownstreamTimeout",
+    "DownstreamUnavailable",
+    "HttpClient",
+    "HttpResponse",
+    "ResponseTooLarge",
+    "parse_answer",
+]

@@ -1,0 +1,335 @@
+"""HttpClient: one outbound call is deadline-capped attempts on a worker thread, the host's breaker and one log line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import deadlines
+from ..observability import ToolLogger
+from ..settings import Settings
+from ..workers import call_within
+
+if TYPE_CHECKING:
+    import urllib3
+
+    from .breakers import HostBreakers
+    from .retry import DeadlineRetry
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
+
+
+class DownstreamError(RuntimeError):
+    """An outbound call failed; what is known about the answer rides along (never a body)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        interface: str | None = None,
+        status: int | None = None,
+        business_code: int | str | None = None,
+        log_id: str | None = None,
+        retry_after_ms: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.interface = interface
+        self.status = status
+        self.business_code = business_code
+        self.log_id = log_id
+        self.retry_after_ms = retry_after_ms
+
+
+class DownstreamUnavailable(DownstreamError):
+    """Refused, reset, a 5xx after the retries, or the host's circuit is open: error result 50300."""
+
+
+class CircuitOpen(DownstreamUnavailable):
+    """The host failed too often lately; nothing was sent. `retry_after_ms`: how long the circuit stays open."""
+
+
+class DownstreamTimeout(DownstreamError):
+    """No complete answer within the call's timeouts or before the request deadline: error result 50400."""
+
+
+class ResponseTooLarge(DownstreamError):
+    """The answer is larger than MAX_RESPONSE_BYTES."""
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    headers: Mapping[str, str]  # lower-case names
+    content: bytes
+    body: Any = None  # the content parsed as JSON, or None
+    business_code: int | str | None = None
+    log_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The content as JSON; ValueError when it is not."""
+        return json.loads(self.content)
+
+
+def parse_answer(status: int, headers: Mapping[str, str], content: bytes) -> HttpResponse:
+    """An answer with the platform's conventions read out: `code` (or `error_code`, `err_no`), `log_id`."""
+    try:
+        body: Any = json.loads(content) if content else None
+    except ValueError:
+        body = None
+    code: int | str | None = None
+    log_id: str | None = None
+    if isinstance(body, dict):
+        code = next(
+            (body[k] for k in ("code", "error_code", "err_no") if isinstance(body.get(k), int | str)), None
+        )
+        log_id = next((body[k] for k in ("log_id", "logid", "logId") if isinstance(body.get(k), str)), None)
+    if log_id is None:
+        log_id = next((str(headers[name]) for name in LOG_ID_HEADERS if headers.get(name)), None)
+    return HttpResponse(status, headers, content, body, code, log_id)
+
+
+class HttpClient:
+    """Pooled outbound HTTP with deadline-capped timeouts, bounded retries and a circuit breaker per host."""
+
+    def __init__(
+        self,
+        logger: ToolLogger | None = None,
+        *,
+        timeout_seconds: float = 3.0,
+        max_attempts: int = 3,
+        backoff_seconds: float = 0.2,
+        failure_threshold: int = 5,
+        reset_seconds: float = 30.0,
+        pool: urllib3.PoolManager | None = None,
+    ) -> None:
+        self.logger: ToolLogger = logger or logging.getLogger("mcp_lambda")
+        self.timeout_seconds = timeout_seconds
+        self.max_attempts = max(1, max_attempts)
+        self.backoff_seconds = backoff_seconds
+        self.failure_threshold = failure_threshold
+        self.reset_seconds = reset_seconds
+        self._pool = pool
+        self._breakers: HostBreakers | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, logger: ToolLogger) -> HttpClient:
+        return cls(
+            logger,
+            timeout_seconds=settings.http_timeout_ms / 1000,
+            max_attempts=settings.http_max_attempts,
+            failure_threshold=settings.circuit_failure_threshold,
+            reset_seconds=settings.circuit_reset_ms / 1000,
+        )
+
+    @property
+    def pool(self) -> urllib3.PoolManager:
+        if self._pool is None:
+            import urllib3  # here, not at module level: a container that never calls out never imports it
+
+            self._pool = urllib3.PoolManager(num_pools=16, maxsize=4)
+        return self._pool
+
+    @property
+    def breakers(self) -> HostBreakers:
+        with self._lock:
+            if self._breakers is None:
+                from .breakers import HostBreakers
+
+                self._breakers = HostBreakers(self.logger, self.failure_threshold, self.reset_seconds)
+            return self._breakers
+
+    def get(self, url: str, **kwargs: Any) -> HttpResponse:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> HttpResponse:
+        return self.request("POST", url, **kwargs)
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        interface: str | None = None,
+        json_body: Any = None,
+        body: bytes | None = None,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        idempotent: bool | None = None,
+        timeout_seconds: float | None = None,
+        event: str = "downstream_call",
+        judge: Callable[[HttpResponse], str | None] | None = None,
+    ) -> HttpResponse:
+        """Send one request, retried as the package docstring says; return any answer below 500.
+
+        `interface` names the call in its log line (default: the method and host). `judge` may call an answer a
+        failure in the log line (the platform client's non-zero business codes); it changes nothing else.
+        """
+        method = method.upper()
+        split = urllib.parse.urlsplit(url)
+        host = f"{split.scheme}://{split.netloc}"
+        log = _CallLog(self.logger, event, interface or f"{method} {split.netloc}", host, method)
+        if params:
+            url = f"{url}{'&' if split.query else '?'}{urllib.parse.urlencode(params)}"
+        data = body if json_body is None else json.dumps(json_body, ensure_ascii=False).encode("utf-8")
+        all_headers = {"accept": "application/json", **(headers or {})}
+        if json_body is not None:
+            all_headers.setdefault("content-type", "application/json; charset=utf-8")
+        left_open = self.breakers.left_open_ms(host)
+        if left_open is not None:
+            log.done(0, error="CircuitOpen")
+            raise CircuitOpen(f"circuit open for {host}", interface=log.interface, retry_after_ms=left_open)
+        deadline = deadlines.current()
+        if deadline.expired:
+            log.done(0, error="DeadlineExceeded")
+            raise DownstreamTimeout("the request deadline has passed", interface=log.interface)
+        attempt = _Attempt(
+            method, url, data, all_headers, deadline.cap(timeout_seconds or self.timeout_seconds)
+        )
+        retry = self._retry(method, idempotent, deadline)
+        failure: DownstreamError | None = None
+        answer: HttpResponse | None = None
+        try:
+            answer = call_within(
+                deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry
+            )
+        except TimeoutError:
+            failure = DownstreamTimeout("no complete answer in time")
+        except DownstreamError as exc:
+            failure = exc
+        if answer is not None and answer.status >= 500:
+            failure = DownstreamUnavailable(
+                f"HTTP {answer.status}",
+                status=answer.status,
+                business_code=answer.business_code,
+                log_id=answer.log_id,
+            )
+        self.breakers.record(host, failure)
+        attempts = max(attempt.attempts, retry.counter.failed)
+        if failure is not None:
+            failure.interface = log.interface
+            log.done(attempts, answer, error=f"HTTP {failure.status}" if failure.status else str(failure))
+            raise failure
+        assert answer is not None
+        log.done(attempts, answer, error=judge(answer) if judge else None)
+        return answer
+
+    def _send(self, attempt: _Attempt, retry: DeadlineRetry) -> HttpResponse:
+        """All attempts of one call (urllib3 retries them), on a worker thread."""
+        import urllib3
+        from urllib3.exceptions import HTTPError, MaxRetryError
+
+        try:
+            raw = self.pool.request(
+                attempt.method,
+                attempt.url,
+                body=attempt.data,
+                headers=attempt.headers,
+                timeout=urllib3.Timeout(connect=attempt.timeout, read=attempt.timeout),
+                retries=retry,
+                preload_content=False,
+            )
+        except MaxRetryError as exc:  # every attempt failed without an answer
+            raise _no_answer(exc.reason or exc) from None
+        except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
+            raise _no_answer(exc) from None
+        attempt.attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
+        try:
+            content = raw.read(MAX_RESPONSE_BYTES + 1)
+        except HTTPError as exc:  # the body broke off or stalled
+            raise _no_answer(exc) from None
+        finally:
+            raw.release_conn()
+        if len(content) > MAX_RESPONSE_BYTES:
+            raise ResponseTooLarge(f"the answer exceeds {MAX_RESPONSE_BYTES} bytes", status=raw.status)
+        return parse_answer(raw.status, {k.lower(): v for k, v in raw.headers.items()}, content)
+
+    def _retry(self, method: str, idempotent: bool | None, deadline: deadlines.Deadline) -> DeadlineRetry:
+        from .retry import DeadlineRetry
+
+        common: dict[str, Any] = {
+            "total": self.max_attempts - 1,
+            "backoff_factor": self.backoff_seconds,
+            # A downstream's Retry-After may outlast the whole invocation; our short backoff applies instead.
+            "respect_retry_after_header": False,
+            "raise_on_status": False,  # the last answer is returned, so its status and business code are reported
+        }
+        if idempotent is False or (idempotent is None and method not in IDEMPOTENT_METHODS):
+            # Only what failed before the request left is retried: a refused connection, a failed handshake.
+            retry = DeadlineRetry(read=False, status_forcelist=None, **common)
+        else:
+            retry = DeadlineRetry(allowed_methods=None, status_forcelist=RETRY_STATUSES, **common)
+        retry.deadline = deadline
+        return retry
+
+    def _wait_seconds(self, per_attempt: float) -> float:
+        """The longest one call may take: connect + read per attempt, and the backoff ceilings between them."""
+        backoff = sum(self.backoff_seconds * 2**i for i in range(self.max_attempts - 1))
+        return self.max_attempts * 2 * per_attempt + backoff
+
+
+@dataclass
+class _Attempt:
+    method: str
+    url: str
+    data: bytes | None
+    headers: dict[str, str]
+    timeout: float
+    attempts: int = 0  # set once an answer arrived: how many attempts it took
+
+
+class _CallLog:
+    """The one log line of an outbound call."""
+
+    def __init__(self, logger: ToolLogger, event: str, interface: str, host: str, method: str) -> None:
+        self.logger, self.event, self.interface, self.host, self.method = (
+            logger,
+            event,
+            interface,
+            host,
+            method,
+        )
+        self.started = time.perf_counter()
+
+    def done(self, attempts: int, answer: HttpResponse | None = None, error: str | None = None) -> None:
+        fields: dict[str, Any] = {
+            "event": self.event,
+            "interface": self.interface,
+            "host": self.host,
+            "method": self.method,
+            "http_status": answer.status if answer else None,
+            "business_code": answer.business_code if answer else None,
+            "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
+            "log_id": answer.log_id if answer else None,
+            "attempts": attempts,
+        }
+        if error is None:
+            self.logger.info(self.event, extra=fields)
+        else:
+            self.logger.warning(self.event, extra={**fields, "error": error})
+
+
+def _no_answer(cause: BaseException) -> DownstreamError:
+    from urllib3.exceptions import NewConnectionError
+    from urllib3.exceptions import TimeoutError as NoAnswerInTime
+
+    # urllib3 files a refused connection (NewConnectionError) under its connect timeouts: it is not one.
+    timed_out = isinstance(cause, NoAnswerInTime) and not isinstance(cause, NewConnectionError)
+    return (DownstreamTimeout if timed_out else DownstreamUnavailable)(type(cause).__name__)

@@ -1,0 +1,299 @@
+"""The fault matrix: a loopback fault proxy (tests/support/fault_proxy.py) between the handler and each dependency
+— DynamoDB Local (sessions), the moto server (secrets) and a fake downstream HTTP service (`ctx.http`) — and for
+every fault the defined outcome, an answer before the request deadline, no 5xx but 503, recovery once the fault
+heals, and nothing lost or mixed up. The matrix is printed in pytest's terminal summary.
+
+Short budgets keep the whole matrix at a few seconds: REQUEST_DEADLINE_MS=3000 (tools stop at 2.5 s), AWS calls
+0.3 s connect + 0.8 s read in one attempt, downstream calls 0.4 s per attempt in two.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from scripts.services import LocalService
+from tests.support.fake_service import FakeService, fake_service
+from tests.support.fault_matrix import ROWS, Row
+from tests.support.fault_proxy import FaultProxy
+from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply, build_handler
+
+from mcp_lambda.aws import AwsBudget
+from mcp_lambda.secrets import SecretsManagerSource
+from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.settings import Settings
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+
+DEADLINE_MS = 3000
+AWS_READ_TIMEOUT_S = 0.8
+HTTP_TIMEOUT_S = 0.4
+# fault -> delay (s) the proxy uses; latency sits above the timeouts of both kinds of client.
+FAULTS = {
+    "refuse": 0.0,
+    "reset": 0.0,
+    "blackhole": 0.0,
+    "latency": AWS_READ_TIMEOUT_S + 0.5,
+    "http500": 0.0,
+    "http503": 0.0,
+    "trickle": 0.05,
+}
+PRINCIPAL = {"jwt": {"claims": {"sub": "fault-user"}}}
+OTHER = {"jwt": {"claims": {"sub": "someone-else"}}}
+DOWNSTREAM = {"url": ""}  # where the `fetch` tool sends its requests: the proxy in front of the fake service
+
+
+@tool(description="Use to fetch an echo of a nonce from the downstream service.", read_only=True)
+def fetch(nonce: str, ctx: ToolContext) -> ToolResult:
+    answer = ctx.http.get(f"{DOWNSTREAM['url']}/echo", params={"nonce": nonce}, interface="echo.get")
+    return execution_result({"nonce": answer.json()["query"]["nonce"]})
+
+
+@tool(description="Use to read the API key and return its fingerprint.", read_only=True)
+def key_fingerprint(ctx: ToolContext) -> ToolResult:
+    return execution_result({"fingerprint": hashlib.sha256(ctx.secret("api_key").encode()).hexdigest()[:12]})
+
+
+BUSINESS = Business(name="faults", tools=[fetch, key_fingerprint])
+
+
+def _settings(**extra: Any) -> Settings:
+    return Settings(
+        business="faults",
+        request_deadline_ms=DEADLINE_MS,
+        deadline_margin_ms=500,
+        aws_connect_timeout_ms=300,
+        aws_read_timeout_ms=int(AWS_READ_TIMEOUT_S * 1000),
+        aws_max_attempts=1,
+        http_timeout_ms=int(HTTP_TIMEOUT_S * 1000),
+        http_max_attempts=2,
+        circuit_failure_threshold=3,
+        circuit_reset_ms=400,
+        **extra,
+    )
+
+
+@dataclass
+class Timed:
+    reply: Reply
+    milliseconds: float
+
+
+def _timed(send: Any, *args: Any, **kwargs: Any) -> Timed:
+    started = time.monotonic()
+    reply = send(*args, **kwargs)
+    return Timed(reply, (time.monotonic() - started) * 1000)
+
+
+def _record(dependency: str, fault: str, timed: Timed, code: str, retry_after: str) -> None:
+    ROWS.append(Row(dependency, fault, timed.reply.status, code, retry_after, timed.milliseconds))
+
+
+def _within_the_deadline(timed: Timed) -> None:
+    assert timed.milliseconds < DEADLINE_MS, f"answered after {timed.milliseconds:.0f} ms"
+    assert timed.reply.status < 500 or timed.reply.status == 503, timed.reply.raw
+
+
+# --- sessions: DynamoDB Local behind the proxy -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dynamodb_proxy(dynamodb_local: LocalService) -> Iterator[FaultProxy]:
+    proxy = FaultProxy(dynamodb_local.port).start()
+    yield proxy
+    proxy.stop()
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_session_store_fault_answers_503_in_time_and_loses_no_session(
+    fault: str, dynamodb_proxy: FaultProxy, dynamodb_client: Any, sessions_table: str
+) -> None:
+    settings = _settings(session_store="dynamodb", sessions_table=sessions_table)
+    budget = AwsBudget.from_settings(settings)
+    store = DynamoDBSessionStore(
+        sessions_table, budget=budget, client=budget.client("dynamodb", endpoint_url=dynamodb_proxy.url)
+    )
+    client = LambdaClient(build_handler(BUSINESS, settings, store), authorizer=PRINCIPAL)
+    session = LegacyClient(client, "2025-03-26")
+    session.initialize()
+    before = session.request("tools/list").result
+
+    dynamodb_proxy.set(fault, FAULTS[fault])
+    try:
+        down = _timed(session.request, "tools/list")
+        down_initialize = _timed(client.post, _initialize())
+    finally:
+        dynamodb_proxy.heal()
+
+    for timed in (down, down_initialize):
+        _within_the_deadline(timed)
+        assert timed.reply.status == 503, timed.reply.raw
+        assert int(timed.reply.headers["retry-after"]) >= 1
+        assert timed.reply.error["message"].startswith("Session store temporarily unavailable")
+    assert "mcp-session-id" not in down_initialize.reply.headers
+    _record("sessions", fault, down, str(down.reply.error["code"]), down.reply.headers["retry-after"])
+
+    # Healed: the same session answers as before, still bound to its caller.
+    assert session.request("tools/list").result == before
+    stranger = client.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}, session.headers(), authorizer=OTHER)
+    assert stranger.status == 404
+    # A write whose answer was lost (reset mid-response) may have landed: an orphan nobody holds the id of, which
+    # the table's TTL removes. Every item is still this caller's.
+    stored = dynamodb_client.scan(TableName=sessions_table)["Items"]
+    assert session.session_id in {item["session_id"]["S"] for item in stored}
+    assert {item["principal"]["S"] for item in stored} == {"jwt::fault-user"}
+
+
+def _initialize() -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "f", "version": "1"},
+        },
+    }
+
+
+# --- secrets: the moto server behind the proxy -------------------------------------------------------------------
+
+API_KEY = "fault-matrix-key-31337"
+
+
+@pytest.fixture(scope="module")
+def moto_proxy(moto_server: LocalService) -> Iterator[FaultProxy]:
+    proxy = FaultProxy(moto_server.port).start()
+    yield proxy
+    proxy.stop()
+
+
+@pytest.fixture(scope="module")
+def secret_id(moto_server: LocalService) -> str:
+    import boto3
+
+    name = f"mcp/faults/{uuid.uuid4().hex[:8]}"
+    client = boto3.client("secretsmanager", endpoint_url=moto_server.endpoint_url)
+    client.create_secret(Name=name, SecretString=json.dumps({"api_key": API_KEY}))
+    return name
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_secret_service_fault_is_a_retryable_50020_in_time(
+    fault: str, moto_proxy: FaultProxy, secret_id: str
+) -> None:
+    from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+    settings = _settings(secret_id=secret_id, secrets_max_age_seconds=0)
+    budget = AwsBudget.from_settings(settings)
+    provider = SecretsProvider(boto3_client=budget.client("secretsmanager", endpoint_url=moto_proxy.url))
+    source = SecretsManagerSource(secret_id, max_age_seconds=0, provider=provider, budget=budget)
+    modern = ModernClient(LambdaClient(build_handler(BUSINESS, settings, secrets=source)))
+    expected = hashlib.sha256(API_KEY.encode()).hexdigest()[:12]
+    assert modern.call_tool("key_fingerprint").result["structuredContent"] == {"fingerprint": expected}
+
+    moto_proxy.set(fault, FAULTS[fault])
+    try:
+        down = _timed(modern.call_tool, "key_fingerprint")
+    finally:
+        moto_proxy.heal()
+
+    _within_the_deadline(down)
+    structured = down.reply.result["structuredContent"]
+    assert down.reply.status == 200 and down.reply.result["isError"] is True
+    assert structured["code"] == 50020 and structured["retryable"] is True, structured
+    assert API_KEY.encode() not in down.reply.raw
+    _record("secrets", fault, down, str(structured["code"]), f"{structured['retry_after_ms']} ms")
+
+    assert modern.call_tool("key_fingerprint").result["structuredContent"] == {"fingerprint": expected}
+
+
+# --- a downstream service behind the proxy, through ctx.http ------------------------------------------------------
+
+# What a tool that lets the failure go answers: unreachable -> 50300, no complete answer in time -> 50400.
+DOWNSTREAM_CODES = {
+    "refuse": 50300,
+    "reset": 50300,
+    "blackhole": 50400,
+    "latency": 50400,
+    "http500": 50300,
+    "http503": 50300,
+    "trickle": 50400,
+}
+
+
+@pytest.fixture(scope="module")
+def downstream() -> Iterator[tuple[FakeService, FaultProxy]]:
+    with fake_service() as service:
+        proxy = FaultProxy(service.port).start()
+        DOWNSTREAM["url"] = proxy.url
+        yield service, proxy
+        proxy.stop()
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_downstream_fault_is_50300_or_50400_in_time_and_answers_never_mix(
+    fault: str, downstream: tuple[FakeService, FaultProxy]
+) -> None:
+    _, proxy = downstream
+    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
+    assert modern.call_tool("fetch", {"nonce": "before"}).result["structuredContent"] == {"nonce": "before"}
+
+    proxy.set(fault, FAULTS[fault] if fault != "latency" else HTTP_TIMEOUT_S + 0.5)
+    try:
+        down = _timed(modern.call_tool, "fetch", {"nonce": "during"})
+    finally:
+        proxy.heal()
+
+    _within_the_deadline(down)
+    structured = down.reply.result["structuredContent"]
+    assert down.reply.status == 200 and down.reply.result["isError"] is True
+    assert structured["code"] == DOWNSTREAM_CODES[fault], structured
+    assert structured["retryable"] is True and structured["suggested_action"] == "wait_and_retry"
+    _record("downstream", fault, down, str(structured["code"]), f"{structured['retry_after_ms']} ms")
+
+    # Healed: each answer is the one asked for, never a leftover of the failed call.
+    for nonce in ("after-1", "after-2"):
+        assert modern.call_tool("fetch", {"nonce": nonce}).result["structuredContent"] == {"nonce": nonce}
+
+
+def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_recovers(
+    downstream: tuple[FakeService, FaultProxy], caplog: pytest.LogCaptureFixture
+) -> None:
+    service, _ = downstream
+    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
+    service.statuses = [503] * 6  # three calls of two attempts each: the threshold of consecutive failures
+
+    with caplog.at_level("INFO"):
+        failures = [
+            modern.call_tool("fetch", {"nonce": str(n)}).result["structuredContent"] for n in range(3)
+        ]
+        reached = len(service.seen)
+        opened = _timed(modern.call_tool, "fetch", {"nonce": "while-open"})
+        assert len(service.seen) == reached  # nothing was sent while open
+        time.sleep(0.45)  # CIRCUIT_RESET_MS=400: the next call is the trial
+        trial = modern.call_tool("fetch", {"nonce": "trial"}).result["structuredContent"]
+
+    assert [f["code"] for f in failures] == [50300] * 3
+    structured = opened.reply.result["structuredContent"]
+    assert structured["code"] == 50300 and 0 < structured["retry_after_ms"] <= 400, structured
+    _record("downstream", "circuit-open", opened, "50300", f"{structured['retry_after_ms']} ms")
+    assert trial == {"nonce": "trial"}
+    transitions = [
+        (r.from_state, r.to_state)  # type: ignore[attr-defined]
+        for r in caplog.records
+        if getattr(r, "event", None) == "downstream_circuit_changed"
+    ]
+    assert transitions == [("closed", "open"), ("open", "half-open"), ("half-open", "closed")]
+
+
+def test_the_matrix_covers_every_fault_of_every_dependency() -> None:
+    covered = {(row.dependency, row.fault) for row in ROWS}
+    expected = {(d, f) for d in ("sessions", "secrets", "downstream") for f in FAULTS}
+    assert expected <= covered, sorted(expected - covered)

@@ -1,0 +1,202 @@
+"""`make run` as a process, from the client's side: a Content-Length it cannot use is answered 400 (never a hang
+or a dropped connection), a burst of connections queues instead of being reset, and WORKERS=n serves n requests
+at once from n independent handler instances that share the session store."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_lambda_dev.local.process import REPO, running_server
+from mcp_lambda_dev.local.server import LISTEN_BACKLOG
+
+DISCOVER = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "server/discover",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        },
+    }
+)
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/")[0])
+
+
+def _exchange(port: int, head: str, body: bytes = b"", timeout: float = 10) -> bytes:
+    """Send one raw request and read until the server closes or the timeout passes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(head.encode("latin-1") + body)
+        received = b""
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except TimeoutError:
+            pass
+        return received
+
+
+def _post(port: int, body: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"Content-Length: {len(body.encode())}",
+        "Connection: close",
+        *(f"{k}: {v}" for k, v in (headers or {}).items()),
+    ]
+    raw = _exchange(port, "\r\n".join(lines) + "\r\n\r\n", body.encode())
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    parsed = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in header_lines)}
+    return int(status_line.split()[1]), parsed, json.loads(payload) if payload else None
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[str]:
+    with running_server("demo") as url:
+        yield url
+
+
+@pytest.mark.parametrize("length", ["-1", "abc", "1e3", " "])
+def test_a_content_length_that_is_not_a_number_is_400(demo_server: str, length: str) -> None:
+    port = _port(demo_server)
+    head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+
+    raw = _exchange(port, head, b"{}", timeout=5)
+
+    assert raw.startswith(b"HTTP/1.1 400 "), raw[:200]
+    assert b"Content-Length must be a non-negative integer" in raw
+    assert b"connection: close" in raw.lower()
+
+
+def test_a_chunked_body_is_411_not_misread(demo_server: str) -> None:
+    port = _port(demo_server)
+    head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    raw = _exchange(port, head, b"2\r\n{}\r\n0\r\n\r\n", timeout=5)
+    assert raw.startswith(b"HTTP/1.1 411 "), raw[:200]
+
+
+def test_the_server_still_answers_after_bad_lengths(demo_server: str) -> None:
+    status, _, body = _post(_port(demo_server), DISCOVER, _modern("server/discover"))
+    assert status == 200 and body["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+def test_a_burst_of_200_connections_is_queued_and_answered(demo_server: str) -> None:
+    port = _port(demo_server)
+    if shutil.which("ss"):
+        listening = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True).stdout
+        backlog = int(listening.split()[2])  # a listening socket's Send-Q is its backlog
+        assert backlog >= min(LISTEN_BACKLOG, int(Path("/proc/sys/net/core/somaxconn").read_text()))
+    gate = threading.Barrier(200)
+
+    def one(_: int) -> int:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            gate.wait()
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                f"Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n"
+                f"Content-Length: {len(DISCOVER)}\r\nConnection: close\r\n\r\n"
+            )
+            sock.sendall(head.encode() + DISCOVER.encode())
+            received = b""
+            while chunk := sock.recv(65536):
+                received += chunk
+            return int(received.split()[1])
+
+    with ThreadPoolExecutor(200) as pool:
+        statuses = list(pool.map(one, range(200)))
+    assert statuses == [200] * 200
+
+
+# --- WORKERS=n ----------------------------------------------------------------------------------------------
+
+RENDEZVOUS = """
+import threading
+
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+
+# Imported once per process, so every handler instance (container) shares it.
+MEETING = threading.Barrier(2, timeout=2)
+
+
+@tool(description="Use to meet a second call: succeeds only when two calls are served at the same time.")
+def meet(ctx: ToolContext) -> ToolResult:
+    try:
+        MEETING.wait()
+    except threading.BrokenBarrierError:
+        MEETING.reset()
+        return execution_result({"met": False})
+    return execution_result({"met": True})
+
+
+BUSINESS = Business(name="rendezvous", tools=[meet])
+"""
+
+
+def _modern(method: str, name: str | None = None) -> dict[str, str]:
+    headers = {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    return {**headers, "Mcp-Name": name} if name else headers
+
+
+def _meet(port: int) -> bool:
+    body = json.loads(DISCOVER)
+    body.update(method="tools/call", params={**body["params"], "name": "meet", "arguments": {}})
+    _, _, answer = _post(port, json.dumps(body), _modern("tools/call", "meet"))
+    return bool(answer["result"]["structuredContent"]["met"])
+
+
+@pytest.fixture(scope="module")
+def rendezvous_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("rendezvous")
+    (root / "businesses" / "rendezvous").mkdir(parents=True)
+    (root / "businesses" / "rendezvous" / "__init__.py").write_text(RENDEZVOUS)
+    return os.pathsep.join([str(root), str(REPO / "src"), str(REPO / "dev"), str(REPO)])
+
+
+@pytest.mark.parametrize(("workers", "both_met"), [("2", True), ("1", False)])
+def test_workers_serve_that_many_requests_at_once(rendezvous_path: str, workers: str, both_met: bool) -> None:
+    with (
+        running_server("rendezvous", WORKERS=workers, PYTHONPATH=rendezvous_path) as url,
+        ThreadPoolExecutor(2) as pool,
+    ):
+        met = list(pool.map(lambda _: _meet(_port(url)), range(2)))
+    assert met == [both_met, both_met]  # one container serves one request at a time
+
+
+def test_workers_share_the_session_store(demo_server: str) -> None:
+    with running_server("demo", WORKERS="3") as url:
+        port = _port(url)
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        _, headers, _ = _post(port, json.dumps(initialize))
+        session = {"Mcp-Session-Id": headers["mcp-session-id"]}
+        ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        with ThreadPoolExecutor(6) as pool:  # concurrent, so they land on different workers
+            statuses = list(pool.map(lambda _: _post(port, ping, session)[0], range(12)))
+    assert statuses == [200] * 12

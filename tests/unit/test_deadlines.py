@@ -1,0 +1,141 @@
+"""Every invocation has a deadline — the earlier of the Lambda context's remaining time and REQUEST_DEADLINE_MS,
+less DEADLINE_MARGIN_MS — and a tool still running then is answered with error result 50400, through the handler."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+import pytest
+from tests.support.lambda_client import (
+    LambdaClient,
+    LegacyClient,
+    ModernClient,
+    build_handler,
+    invoke,
+    modern_headers,
+    modern_request,
+)
+
+from mcp_lambda.settings import Settings, SettingsError
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda_dev.local.events import LocalContext, http_event
+
+STATE: dict[str, Any] = {}
+RELEASE = threading.Event()
+FINISHED = threading.Event()
+
+
+@tool(description="Use to test the deadline: an async tool that would wait far past it.")
+async def waits_async(ctx: ToolContext) -> ToolResult:
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        STATE["async_cancelled"] = True
+        raise
+    return execution_result({"done": True})
+
+
+@tool(description="Use to test the deadline: a sync tool blocked until the test releases it.")
+def waits_sync(ctx: ToolContext) -> ToolResult:
+    STATE["sync_thread"] = threading.current_thread().name
+    RELEASE.wait(10)
+    FINISHED.set()
+    return execution_result({"done": True})
+
+
+@tool(description="Use to see how much of the request deadline is left.")
+def remaining(ctx: ToolContext) -> ToolResult:
+    return execution_result({"remaining_ms": ctx.remaining_ms()})
+
+
+@tool(description="Use to test a tool that raises a timeout of its own.")
+def own_timeout(ctx: ToolContext) -> ToolResult:
+    raise TimeoutError("the socket timed out")
+
+
+BUSINESS = Business(name="deadlines", tools=[waits_async, waits_sync, remaining, own_timeout])
+SHORT = Settings(business="deadlines", request_deadline_ms=600, deadline_margin_ms=100)
+
+
+@pytest.fixture
+def modern() -> ModernClient:
+    return ModernClient(LambdaClient(build_handler(BUSINESS, SHORT)))
+
+
+def _failed_lines(caplog: pytest.LogCaptureFixture) -> list[Any]:
+    return [r for r in caplog.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
+
+
+def test_an_async_tool_running_at_the_deadline_is_cancelled_and_answered_50400(
+    modern: ModernClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    STATE.clear()
+    with caplog.at_level(logging.INFO):
+        reply = modern.call_tool("waits_async")
+
+    structured = reply.result["structuredContent"]
+    assert reply.status == 200 and reply.result["isError"] is True
+    assert structured["code"] == 50400
+    assert structured["retryable"] is True and structured["suggested_action"] == "wait_and_retry"
+    assert structured["retry_after_ms"] > 0
+    assert STATE["async_cancelled"] is True
+    (line,) = _failed_lines(caplog)
+    assert (line.error_type, line.code, line.outcome) == ("DeadlineExceeded", 50400, "system_error")
+
+
+def test_a_sync_tool_running_at_the_deadline_is_answered_50400_and_its_thread_abandoned(
+    modern: ModernClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    RELEASE.clear()
+    FINISHED.clear()
+    with caplog.at_level(logging.INFO):
+        reply = modern.call_tool("waits_sync")
+    assert reply.result["structuredContent"]["code"] == 50400
+    assert STATE["sync_thread"] == "mcp-worker"  # off the event loop
+    assert not FINISHED.is_set()  # answered while the tool was still running
+
+    RELEASE.set()
+    assert FINISHED.wait(5)  # abandoned, not killed: it ran to its end, and its result went nowhere
+    assert [r.error_type for r in _failed_lines(caplog)] == ["DeadlineExceeded"]
+    assert "isError" not in modern.call_tool("remaining").result  # the container serves on
+
+
+def test_the_deadline_holds_in_the_session_revisions_too() -> None:
+    session = LegacyClient(LambdaClient(build_handler(BUSINESS, SHORT)), "2025-03-26")
+    session.initialize()
+    assert session.call_tool("waits_async").result["structuredContent"]["code"] == 50400
+
+
+def test_a_tool_sees_the_request_deadline_less_the_margin(modern: ModernClient) -> None:
+    left = modern.call_tool("remaining").result["structuredContent"]["remaining_ms"]
+    assert 0 < left <= 500  # REQUEST_DEADLINE_MS=600, DEADLINE_MARGIN_MS=100
+
+
+def test_the_lambda_context_wins_when_it_has_less_time_left() -> None:
+    handler = build_handler(BUSINESS, Settings(business="deadlines", deadline_margin_ms=100))  # 29 s default
+    body = modern_request("tools/call", {"name": "remaining", "arguments": {}})
+    headers = {
+        "host": "localhost",
+        "content-type": "application/json",
+        **modern_headers("tools/call", "remaining"),
+    }
+    context = LocalContext(deadline_ms=int(time.time() * 1000) + 1000)
+
+    response = invoke(handler, http_event("POST", "/mcp", headers, json.dumps(body)), context)
+
+    left = json.loads(response["body"])["result"]["structuredContent"]["remaining_ms"]
+    assert 0 < left <= 900
+
+
+def test_a_timeout_the_tool_raises_itself_is_an_internal_error_not_the_deadline(modern: ModernClient) -> None:
+    assert modern.call_tool("own_timeout").result["structuredContent"]["code"] == 50000
+
+
+def test_the_margin_must_leave_time_before_the_deadline() -> None:
+    with pytest.raises(SettingsError, match="DEADLINE_MARGIN_MS must be less than REQUEST_DEADLINE_MS"):
+        Settings.from_env({"REQUEST_DEADLINE_MS": "500", "DEADLINE_MARGIN_MS": "500"})

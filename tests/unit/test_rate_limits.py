@@ -1,0 +1,77 @@
+"""`@tool(rate_limit=...)`: per caller, per tool, per container; over the rate is error result 42900 with
+`retry_after_ms`, through the handler."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+
+from mcp_lambda.settings import Settings
+from mcp_lambda.tools import Business, ToolContext, ToolResult, ToolSignatureError, execution_result, tool
+
+ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}}}
+BOB = {"jwt": {"claims": {"sub": "bob", "iss": "https://issuer.example"}}}
+
+
+@tool(description="Use to quote a price. Limited to two calls a minute per caller.", rate_limit="2/minute")
+def quote(ctx: ToolContext) -> ToolResult:
+    return execution_result({"price": 3})
+
+
+@tool(description="Use to ping. Not limited.")
+def unlimited(ctx: ToolContext) -> ToolResult:
+    return execution_result({"ok": True})
+
+
+BUSINESS = Business(name="limited", tools=[quote, unlimited])
+
+
+def _caller(handler: object, authorizer: dict[str, object] | None) -> ModernClient:
+    return ModernClient(LambdaClient(handler, authorizer=authorizer))  # type: ignore[arg-type]
+
+
+def test_a_caller_over_the_rate_gets_42900_with_retry_after(caplog: pytest.LogCaptureFixture) -> None:
+    alice = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
+    with caplog.at_level(logging.INFO):
+        answers = [alice.call_tool("quote").result for _ in range(3)]
+
+    assert [a.get("isError", False) for a in answers] == [False, False, True]
+    structured = answers[2]["structuredContent"]
+    assert structured["code"] == 42900
+    assert structured["retryable"] is True and structured["suggested_action"] == "wait_and_retry"
+    assert 0 < structured["retry_after_ms"] <= 60_000
+    failed = [r for r in caplog.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
+    assert [(r.error_type, r.outcome) for r in failed] == [("RateLimited", "rate_limited")]  # type: ignore[attr-defined]
+
+
+def test_the_rate_is_counted_per_caller_and_per_tool() -> None:
+    handler = build_handler(BUSINESS, Settings(business="limited"))
+    alice, bob, anonymous = _caller(handler, ALICE), _caller(handler, BOB), _caller(handler, None)
+    for _ in range(2):
+        alice.call_tool("quote")
+
+    assert alice.call_tool("quote").result["structuredContent"]["code"] == 42900
+    assert bob.call_tool("quote").result["structuredContent"] == {"price": 3}
+    assert anonymous.call_tool("quote").result["structuredContent"] == {"price": 3}
+    assert alice.call_tool("unlimited").result["structuredContent"] == {"ok": True}
+
+
+def test_each_container_counts_its_own_calls() -> None:
+    first = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
+    second = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
+    for _ in range(3):
+        first.call_tool("quote")
+    assert second.call_tool("quote").result["structuredContent"] == {
+        "price": 3
+    }  # a guard, not the global limit
+
+
+@pytest.mark.parametrize("rate", ["often", "5/fortnight", "-1/second"])
+def test_a_rate_that_is_not_one_fails_at_import(rate: str) -> None:
+    with pytest.raises(ToolSignatureError, match="rate_limit"):
+
+        @tool(description="Use to test a bad rate.", rate_limit=rate)
+        def bad(ctx: ToolContext) -> ToolResult:
+            return execution_result({})
