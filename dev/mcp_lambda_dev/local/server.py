@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..simulator import with_simulator
 from .events import LocalContext, http_event, response_body
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -62,7 +63,7 @@ def make_request_handler(handler: LambdaHandler, max_body_bytes: int) -> type[Ba
         def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
-    return ApiGatewayRequestHandler
+    return with_simulator(ApiGatewayRequestHandler)  # GET / and /_sim/*: the local-only simulator page
 
 
 def main(argv: list[str] | None = None) -> None:
