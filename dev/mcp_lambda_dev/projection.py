@@ -98,7 +98,9 @@ def narrowed_entities(
     ValueError for a field that is not one of this result's modifiable lists, or a position out of range.
     """
     wire = _wire(result)
-    listed = {(entry["entity_index"], entry["field"]): entry for entry in modifiable_lists(manifest, tool, wire)}
+    listed = {
+        (entry["entity_index"], entry["field"]): entry for entry in modifiable_lists(manifest, tool, wire)
+    }
     structured = wire.get("structuredContent")
     entities = [dict(entity) for entity in (structured or {}).get("entities") or []]
     for (index, field), positions in keep.items():

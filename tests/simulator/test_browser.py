@@ -4,6 +4,7 @@ fill its form, call, and read what the platform will make of the result. One scr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,11 @@ def test_search_products_shows_its_card_and_what_the_model_sees(demo_page: Page)
     page.keyboard.press("Enter")
     demo_page.wait_until_answered("search_products")
     demo_page.shot("search-products")
+    details = page.locator("#tool-details")
+    demo_page.expect(details).to_contain_text("Search products")  # the title
+    demo_page.expect(details).to_contain_text("Use when the user wants to find or browse products")
+    demo_page.expect(details.locator(".annotations")).to_contain_text("readOnlyHint")
+    demo_page.expect(details.locator(".field-name .required")).to_have_count(1)  # keyword is the one required
 
     demo_page.expect(page.locator("#cards .widget-id")).to_have_text(["product_list_widget"])
     demo_page.expect(page.locator("#verdict")).to_contain_text("VALID")
@@ -97,7 +103,9 @@ def test_search_products_shows_its_card_and_what_the_model_sees(demo_page: Page)
     tree = page.locator("#model-view .entity-view").first
     demo_page.expect(tree.locator("li.hidden-field[data-field='entity_type']")).to_have_count(1)
     demo_page.expect(tree.locator("li.visible-field[data-field='title']")).to_have_count(1)
-    assert tree.locator("li.hidden-field[data-field='detail_url']").count() == len(view["entities"][0]["products"])
+    assert tree.locator("li.hidden-field[data-field='detail_url']").count() == len(
+        view["entities"][0]["products"]
+    )
     # The raw exchange and the call's own log lines.
     demo_page.expect(page.locator("#raw .request")).to_contain_text('"method": "tools/call"')
     demo_page.expect(page.locator("#logs")).to_contain_text('"event":"mcp_tool_call_finished"')
@@ -111,7 +119,9 @@ def test_ticking_two_products_narrows_the_entity_the_card_receives(demo_page: Pa
     demo_page.call("search_products")
     boxes = page.locator("fieldset.modifiable input[type=checkbox]")
     assert boxes.count() >= 3
-    listed = [json.loads(page.locator("fieldset.modifiable li code").nth(i).text_content() or "") for i in range(3)]
+    listed = [
+        json.loads(page.locator("fieldset.modifiable li code").nth(i).text_content() or "") for i in range(3)
+    ]
 
     page.get_by_role("button", name="Keep none").click()
     demo_page.expect(page.locator("fieldset.modifiable h4")).to_contain_text("(0 of")
@@ -122,29 +132,40 @@ def test_ticking_two_products_narrows_the_entity_the_card_receives(demo_page: Pa
     demo_page.shot("narrowed")
 
     narrowed = demo_page.json_of(".narrowed-entity")
-    assert [item["product_id"] for item in narrowed["products"]] == [listed[0]["product_id"], listed[2]["product_id"]]
-    assert all("detail_url" in item for item in narrowed["products"]), "the card receives the kept items whole"
+    assert [item["product_id"] for item in narrowed["products"]] == [
+        listed[0]["product_id"],
+        listed[2]["product_id"],
+    ]
+    assert all("detail_url" in item for item in narrowed["products"]), (
+        "the card receives the kept items whole"
+    )
     demo_page.expect(page.locator("#cards .card-items > li")).to_have_count(2)
 
 
 def test_search_routes_for_reference_makes_no_card(demo_page: Page) -> None:
     page = demo_page.page
     demo_page.pick("search_routes_for_reference")
-    page.get_by_label("origin").select_option(value='"zhongguancun"')
+    page.get_by_label("origin").select_option(label="zhongguancun — Zhongguancun")  # a choice, described
     page.get_by_label("destination").select_option(value='"beijing_south_station"')
+    modes = page.get_by_role("group", name="travel_modes")
+    modes.get_by_role("checkbox", name=re.compile(r"^taxi")).check()  # an array of choices: one box each
+    modes.get_by_role("checkbox", name=re.compile(r"^transit")).check()
     demo_page.call("search_routes_for_reference")
     demo_page.shot("no-card")
 
     demo_page.expect(page.locator("#cards")).to_contain_text("No card")
     demo_page.expect(page.locator("#cards .card")).to_have_count(0)
     demo_page.expect(page.locator("#verdict")).to_contain_text("VALID")
-    assert demo_page.json_of("#model-view-json")["entities"], "the model still reads the routes"
+    assert len(demo_page.json_of("#model-view-json")["entities"]) == 2, "the model still reads the routes"
+    request = json.loads(page.locator("#raw .request").last.text_content() or "")
+    assert request["params"]["arguments"]["travel_modes"] == ["taxi", "transit"]
 
 
 def test_an_invalid_argument_shows_the_servers_message_at_the_field(demo_page: Page) -> None:
     page = demo_page.page
     demo_page.pick("search_products")
     page.get_by_label("keyword").fill("cup")
+    demo_page.expect(page.get_by_label("limit")).to_have_attribute("type", "number")
     page.get_by_label("limit").fill("50")
     demo_page.call("search_products")
     demo_page.shot("invalid-argument")
@@ -153,7 +174,9 @@ def test_an_invalid_argument_shows_the_servers_message_at_the_field(demo_page: P
     demo_page.expect(message).to_have_count(1)
     demo_page.expect(message).to_have_text("Server: limit: Input should be less than or equal to 10")
     answer = json.loads(page.locator("#raw .response").last.text_content() or "")
-    assert "limit: Input should be less than or equal to 10" in answer["result"]["structuredContent"]["message"]
+    assert (
+        "limit: Input should be less than or equal to 10" in answer["result"]["structuredContent"]["message"]
+    )
     demo_page.expect(page.get_by_label("limit")).to_have_attribute("aria-invalid", "true")
 
 

@@ -67,14 +67,18 @@ def test_narrowing_refuses_what_the_model_may_not_do(keep: dict[Any, list[int]],
 def test_the_report_is_the_projection_of_make_simulate(demo: Simulation) -> None:
     result = entities([product_list(3)], text="3 cups").to_wire()
 
-    report = demo.report("search_products", result, selections=[{"entity_index": 0, "field": "products", "keep": [2]}])
+    report = demo.report(
+        "search_products", result, selections=[{"entity_index": 0, "field": "products", "keep": [2]}]
+    )
 
     assert report["verdict"] == {"checked": True, "valid": True, "violations": [], "rewritten": False}
     assert report["model_view"] == model_view(demo.bound.manifest, "search_products", result)  # type: ignore[union-attr]
     [card] = report["cards"]
     expected = card_candidates(demo.bound.manifest, "search_products", result)[0]  # type: ignore[union-attr]
     assert {k: v for k, v in card.items() if k != "entity"} == expected
-    assert [p["product_id"] for p in card["entity"]["products"]] == ["p-1002"], "the card gets the narrowed list"
+    assert [p["product_id"] for p in card["entity"]["products"]] == ["p-1002"], (
+        "the card gets the narrowed list"
+    )
     [listed] = report["modifiable_lists"]
     assert listed["kept"] == [2] and listed["narrowed_entity"] == card["entity"]
     [view] = report["entities"]

@@ -27,14 +27,13 @@ class LogCapture(logging.Handler):
     @classmethod
     def attach(cls, service: str, capacity: int = 2000) -> LogCapture:
         """Capture what the service's Logger (the one the app logs with: `get_logger(business.name)`) prints."""
-        logger = get_logger(service)
         capture = cls(capacity)
-        capture.setFormatter(logger.registered_formatter)
-        logger.addHandler(capture)
+        capture.setFormatter(get_logger(service).registered_formatter)
+        logging.getLogger(service).addHandler(capture)  # the standard logger a Powertools Logger wraps
         return capture
 
     def detach(self, service: str) -> None:
-        get_logger(service).removeHandler(self)
+        logging.getLogger(service).removeHandler(self)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -86,7 +86,9 @@ class Simulation:
         for listed in lists:
             listed["narrowed_entity"] = narrowed[listed["entity_index"]]
             chosen = keep.get((listed["entity_index"], listed["field"]))
-            listed["kept"] = sorted(set(chosen)) if chosen is not None else [i["index"] for i in listed["items"]]
+            listed["kept"] = (
+                sorted(set(chosen)) if chosen is not None else [i["index"] for i in listed["items"]]
+            )
         return {
             **self.describe(),
             "output_kind": manifest.tools[tool].output.kind,
@@ -103,15 +105,15 @@ class Simulation:
     ) -> dict[str, Any]:
         assert self.bound is not None
         structured = wire.get("structuredContent")
-        if wire.get("isError") is True and isinstance(structured, Mapping):
-            if structured.get("code") == RESULT_VIOLATES_MANIFEST:
-                # The tool's own result never left the server; the server's log line says what was wrong.
-                for line in server_lines:
-                    if line.get("code") == RESULT_VIOLATES_MANIFEST and line.get("tool_name") == tool:
-                        found = line.get("violations") or [line.get("reason") or structured.get("message")]
-                        return {"checked": True, "valid": False, "violations": found, "rewritten": True}
-                message = str(structured.get("message") or "")
-                return {"checked": True, "valid": False, "violations": [message], "rewritten": True}
+        error = structured if wire.get("isError") is True and isinstance(structured, Mapping) else {}
+        if error.get("code") == RESULT_VIOLATES_MANIFEST:
+            # The tool's own result never left the server; the server's log line says what was wrong.
+            for line in server_lines:
+                if line.get("code") == RESULT_VIOLATES_MANIFEST and line.get("tool_name") == tool:
+                    found = line.get("violations") or [line.get("reason") or error.get("message")]
+                    return {"checked": True, "valid": False, "violations": found, "rewritten": True}
+            message = str(error.get("message") or "")
+            return {"checked": True, "valid": False, "violations": [message], "rewritten": True}
         received = ToolResult(
             content=list(wire.get("content") or []),
             structured_content=structured if isinstance(structured, dict) else None,
@@ -151,5 +153,7 @@ def _keep(selections: Sequence[Mapping[str, Any]]) -> dict[tuple[int, str], list
             index, field = int(selection["entity_index"]), str(selection["field"])
             keep[(index, field)] = [int(position) for position in selection["keep"]]
         except (KeyError, TypeError, ValueError):
-            raise BadRequest("each selection needs entity_index, field and keep (a list of positions)") from None
+            raise BadRequest(
+                "each selection needs entity_index, field and keep (a list of positions)"
+            ) from None
     return keep

@@ -80,7 +80,7 @@ function buildField(name, schema, required, id) {
     );
     read = () => (control.value === "" ? undefined : JSON.parse(control.value));
   } else if (type === "array" && choicesOf(schema.items ?? {})) {
-    const boxes = choicesOf(schema.items).map((choice, index) =>
+    const boxes = choicesOf({ description: schema.description, ...schema.items }).map((choice, index) =>
       el("label", { class: "choice" },
         el("input", { type: "checkbox", value: JSON.stringify(choice.value), id: `${id}-${index}` }),
         ` ${choiceLabel(choice)}`),
