@@ -6,7 +6,7 @@ ToolResult, and assumes it has passed the check; entities of undeclared types ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mcp_lambda.manifest.models import EntitySpec, FieldSpec, Manifest
@@ -83,6 +83,35 @@ def modifiable_lists(
                 }
             )
     return lists
+
+
+def narrowed_entities(
+    manifest: Manifest,
+    tool: str,
+    result: ToolResult | Mapping[str, Any],
+    keep: Mapping[tuple[int, str], Sequence[int]],
+) -> list[dict[str, Any]]:
+    """The entities as the card receives them once the model has narrowed `llm_modifiable` lists.
+
+    `keep[(entity_index, field)]` are the positions of the items the model kept: a subset, in the original
+    order (the model never adds, reorders or rewrites items); lists not named in `keep` stay whole. Raises
+    ValueError for a field that is not one of this result's modifiable lists, or a position out of range.
+    """
+    wire = _wire(result)
+    listed = {
+        (entry["entity_index"], entry["field"]): entry for entry in modifiable_lists(manifest, tool, wire)
+    }
+    structured = wire.get("structuredContent")
+    entities = [dict(entity) for entity in (structured or {}).get("entities") or []]
+    for (index, field), positions in keep.items():
+        if (index, field) not in listed:
+            raise ValueError(f"entities[{index}].{field} is not an llm_modifiable list of this result")
+        items = entities[index][field]
+        bad = [position for position in positions if not 0 <= position < len(items)]
+        if bad:
+            raise ValueError(f"entities[{index}].{field} has no item {bad[0]} (it has {len(items)})")
+        entities[index][field] = [items[position] for position in sorted(set(positions))]
+    return entities
 
 
 def project_fields(fields: Mapping[str, FieldSpec], value: Mapping[str, Any]) -> dict[str, Any]:

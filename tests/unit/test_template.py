@@ -101,6 +101,23 @@ def test_the_lambda_package_holds_no_dev_only_code(function: dict[str, Any]) -> 
     assert (ROOT / "dev" / "businesses" / "conformance" / "__init__.py").is_file()
 
 
+def test_the_simulator_page_is_never_deployed(template: dict[str, Any], function: dict[str, Any]) -> None:
+    package = ROOT / function["CodeUri"]
+    shipped = [
+        path.relative_to(package)
+        for path in package.rglob("*")
+        if path.suffix in {".html", ".js", ".css"} or "simulator" in path.parts
+    ]
+    paths = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]["paths"]
+
+    assert not shipped, f"simulator files under CodeUri: {shipped}"
+    assert "_sim" not in (ROOT / "template.yaml").read_text()
+    routed = {"/mcp", "/mcp/{proxy+}", *METADATA_PATHS}
+    assert set(paths) == routed, "no route for the page or its /_sim/ routes"
+    # ...and it exists beside the package, for make run.
+    assert (ROOT / "dev" / "mcp_lambda_dev" / "simulator" / "static" / "index.html").is_file()
+
+
 def test_function_runs_the_handler_on_python_3_13_arm64(function: dict[str, Any]) -> None:
     assert function["Runtime"] == "python3.13"
     assert function["Architectures"] == ["arm64"]

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from ..simulator import with_simulator
 from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
@@ -192,7 +193,7 @@ def make_request_handler(
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the handler's own log lines (and, in text mode, our access line) say what happened
 
-    return ApiGatewayRequestHandler
+    return with_simulator(ApiGatewayRequestHandler)  # GET / and /_sim/*: the local-only simulator page
 
 
 class LocalServer(ThreadingHTTPServer):

@@ -1,0 +1,286 @@
+// The page: connect to /mcp, list the tools, call one, then ask the local server (/_sim/report, /_sim/logs)
+// what the platform makes of the result and which log lines the call wrote.
+
+import { el, json, replace } from "./dom.js";
+import { SchemaForm } from "./forms.js";
+import { inputRequestForms } from "./inputs.js";
+import { McpClient, MODERN, RpcFailure } from "./mcp.js";
+import { cardsView, listsView, logsView, modelView, rawView, selectionsOf, verdictView } from "./views.js";
+
+const INVALID_ARGUMENTS = 40000;
+const $ = (id) => document.getElementById(id);
+
+const state = { client: null, tools: [], tool: null, form: null, call: null, info: null };
+
+function status(text, kind = "info") {
+  const node = $("status");
+  node.textContent = text;
+  node.dataset.kind = kind;
+}
+
+async function localJson(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const payload = await response.json();
+  if (!response.ok) throw new Error(payload.error ?? `HTTP ${response.status}`);
+  return payload;
+}
+
+function capabilities() {
+  const declared = {};
+  for (const box of document.querySelectorAll("input[name=capability]:checked")) declared[box.value] = {};
+  return declared;
+}
+
+async function connect() {
+  const mode = $("mode").value;
+  $("capabilities").disabled = mode !== MODERN;
+  status("Connecting…");
+  await state.client?.close();
+  const client = new McpClient("/mcp", mode, mode === MODERN ? capabilities() : {});
+  state.client = client;
+  try {
+    await client.connect();
+    state.tools = await client.listTools();
+  } catch (error) {
+    status(`Could not connect: ${error.message}`, "error");
+    if (error instanceof RpcFailure) showExchanges([error.exchange]);
+    return;
+  }
+  const server = client.serverInfo ?? {};
+  $("business-title").textContent = server.title ?? state.info?.title ?? "MCP simulator";
+  const session = client.sessionId ? `, session ${client.sessionId.slice(0, 8)}…` : ", no session";
+  replace($("business-meta"),
+    `business ${state.info?.business ?? server.name} ${server.version ?? ""} · protocol ${client.negotiated ?? MODERN}${session} · manifest `,
+    el("code", {}, state.info?.manifest ?? "none (results unchecked)"));
+  renderToolList();
+  const again = state.tools.find((tool) => tool.name === state.tool?.name);
+  if (again) selectTool(again.name, false);
+  status(`Connected at ${client.negotiated ?? MODERN}: ${state.tools.length} tools.`);
+}
+
+function renderToolList() {
+  replace($("tool-list"), state.tools.map((tool) => el("li", {},
+    el("button", {
+      type: "button",
+      class: "tool-button",
+      "data-tool": tool.name,
+      "aria-current": state.tool?.name === tool.name ? "true" : undefined,
+      onclick: () => selectTool(tool.name, true),
+    },
+    el("span", { class: "tool-name" }, tool.name),
+    titleOf(tool) ? el("span", { class: "tool-title" }, titleOf(tool)) : null,
+    el("span", { class: "badges" }, hints(tool).map((hint) => el("span", { class: "badge" }, hint)))))));
+}
+
+function titleOf(tool) {
+  return tool.title ?? tool.annotations?.title ?? null;
+}
+
+function hints(tool) {
+  const a = tool.annotations ?? {};
+  return [
+    a.readOnlyHint ? "read-only" : null,
+    a.destructiveHint ? "destructive" : null,
+    a.idempotentHint ? "idempotent" : null,
+    a.openWorldHint === false ? "closed world" : a.openWorldHint ? "open world" : null,
+  ].filter(Boolean);
+}
+
+function selectTool(name, moveFocus) {
+  const tool = state.tools.find((candidate) => candidate.name === name);
+  state.tool = tool;
+  for (const button of document.querySelectorAll(".tool-button")) {
+    if (button.dataset.tool === name) button.setAttribute("aria-current", "true");
+    else button.removeAttribute("aria-current");
+  }
+  state.form = new SchemaForm(tool.inputSchema, `Arguments of ${tool.name}`);
+  const form = el("form", { id: "call-form", novalidate: true, "aria-label": `Call ${tool.name}` },
+    state.form.element,
+    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary" }, `Call ${tool.name}`)));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    callTool();
+  });
+  const annotations = Object.entries(tool.annotations ?? {});
+  replace($("tool-details"),
+    el("h2", { id: "tool-heading" }, titleOf(tool) ?? tool.name, " ", el("code", { class: "tool-code" }, tool.name)),
+    el("p", { class: "description" }, tool.description ?? "(no description)"),
+    annotations.length
+      ? el("dl", { class: "annotations" }, annotations.map(([key, value]) => [el("dt", {}, key), el("dd", {}, JSON.stringify(value))]))
+      : el("p", { class: "muted" }, "No annotations."),
+    el("details", {}, el("summary", {}, "inputSchema"), json(tool.inputSchema)),
+    tool.outputSchema ? el("details", {}, el("summary", {}, "outputSchema"), json(tool.outputSchema)) : null,
+    form);
+  $("input-requests").hidden = true;
+  $("results").hidden = true;
+  if (moveFocus) (form.querySelector("input, select, textarea") ?? form.querySelector("button")).focus();
+}
+
+async function callTool() {
+  state.form.clearMessages();
+  const { values, problems } = state.form.read();
+  if (problems.length) {
+    status(`Not sent: ${problems.join(", ")} is not JSON.`, "error");
+    return;
+  }
+  state.call = { tool: state.tool.name, arguments: values, exchanges: [], report: null };
+  await round({});
+}
+
+// One tools/call request of the current call (the first, or a retry carrying the answers).
+async function round(extra) {
+  const call = state.call;
+  status(`Calling ${call.tool}…`);
+  let exchange;
+  try {
+    exchange = await state.client.request("tools/call", { name: call.tool, arguments: call.arguments, ...extra });
+  } catch (error) {
+    status(`The request failed: ${error.message}`, "error");
+    return;
+  }
+  call.exchanges.push(exchange);
+  $("results").hidden = false;
+  showExchanges(call.exchanges);
+  const reply = exchange.reply;
+  let said;
+  if (!reply || reply.error) {
+    const error = reply?.error;
+    const what = error ? `JSON-RPC error ${error.code}: ${error.message}` : `HTTP ${exchange.response.status}`;
+    state.form.showServerMessage(error?.message ?? what);
+    $("input-requests").hidden = true;
+    clearReport(`No tool result: ${what}.`);
+    said = [`${call.tool}: ${what}`, "error"];
+  } else if (reply.result.resultType === "input_required") {
+    showInputRequests(reply.result);
+    clearReport("The call is not finished: answer the server's input requests above.");
+    said = [`${call.tool} asks for input (round ${call.exchanges.length}).`, "info"];
+  } else {
+    $("input-requests").hidden = true;
+    const result = reply.result;
+    if (result.isError && result.structuredContent?.code === INVALID_ARGUMENTS) {
+      state.form.showServerMessage(result.structuredContent.message);
+    }
+    await report();
+    const cards = call.report?.cards?.length ?? 0;
+    const rounds = call.exchanges.length > 1 ? ` after ${call.exchanges.length} rounds` : "";
+    said = [`${call.tool} answered ${result.isError ? "an error result" : "a result"}${rounds}; ${cards} card candidate(s).`,
+      result.isError ? "error" : "info"];
+  }
+  await refreshLogs();
+  status(...said);
+}
+
+function showInputRequests(result) {
+  const forms = inputRequestForms(result.inputRequests);
+  const submit = el("button", { type: "submit", class: "primary" }, `Send the answers (round ${state.call.exchanges.length + 1})`);
+  const form = $("input-form");
+  replace(form, forms.map((entry) => entry.node), el("div", { class: "actions" }, submit));
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const inputResponses = {};
+    try {
+      for (const entry of forms) inputResponses[entry.key] = entry.answer();
+    } catch (error) {
+      status(`Not sent: ${error.message}`, "error");
+      return;
+    }
+    const extra = { inputResponses };
+    if (result.requestState !== undefined) extra.requestState = result.requestState;
+    round(extra);
+  };
+  $("input-requests").hidden = false;
+  (form.querySelector("input:not([type=radio]), textarea, select") ?? submit).focus();
+}
+
+function lastResult() {
+  return state.call.exchanges.at(-1).reply.result;
+}
+
+async function report(selections = []) {
+  const call = state.call;
+  try {
+    call.report = await localJson("/_sim/report", {
+      tool: call.tool,
+      result: lastResult(),
+      ids: call.exchanges.map((exchange) => exchange.id),
+      selections,
+    });
+  } catch (error) {
+    clearReport(`The local report failed: ${error.message}`);
+    return;
+  }
+  replace($("verdict").querySelector(".body"), verdictView(call.report));
+  replace($("model-view").querySelector(".body"), modelView(call.report, lastResult()));
+  replace($("cards").querySelector(".body"), cardsView(call.report, call.tool));
+  replace($("lists").querySelector(".body"), listsView(call.report, narrow));
+}
+
+// A checkbox changed: ask for the narrowed entity and the cards again, leaving the checkboxes (and focus) alone.
+async function narrow() {
+  const call = state.call;
+  const lists = $("lists").querySelector(".body");
+  try {
+    call.report = await localJson("/_sim/report", {
+      tool: call.tool,
+      result: lastResult(),
+      ids: call.exchanges.map((exchange) => exchange.id),
+      selections: selectionsOf(lists),
+    });
+  } catch (error) {
+    status(`The local report failed: ${error.message}`, "error");
+    return;
+  }
+  const fresh = listsView(call.report, narrow);
+  for (const node of fresh) {
+    const selector = `fieldset[data-entity-index="${node.dataset.entityIndex}"][data-field="${node.dataset.field}"]`;
+    const current = lists.querySelector(selector);
+    current.querySelector("h4").replaceWith(node.querySelector("h4"));
+    current.querySelector(".narrowed-entity").replaceWith(node.querySelector(".narrowed-entity"));
+  }
+  replace($("cards").querySelector(".body"), cardsView(call.report, call.tool));
+  const kept = call.report.modifiable_lists.map((listed) => listed.kept.length).join(", ");
+  status(`Narrowed: the card now receives ${kept} item(s).`);
+}
+
+function clearReport(message) {
+  for (const id of ["verdict", "model-view", "cards", "lists"]) {
+    replace($(id).querySelector(".body"), el("p", { class: "muted" }, message));
+  }
+}
+
+function showExchanges(exchanges) {
+  $("results").hidden = false;
+  replace($("raw").querySelector(".body"), rawView(exchanges));
+}
+
+async function refreshLogs() {
+  const ids = state.call.exchanges.map((exchange) => `id=${encodeURIComponent(exchange.id)}`).join("&");
+  try {
+    const { lines } = await localJson(`/_sim/logs?${ids}`);
+    replace($("logs").querySelector(".body"), logsView(lines));
+  } catch (error) {
+    replace($("logs").querySelector(".body"), el("p", { class: "muted" }, `No log lines: ${error.message}`));
+  }
+}
+
+async function start() {
+  $("connection").addEventListener("submit", (event) => {
+    event.preventDefault();
+    connect();
+  });
+  $("mode").addEventListener("change", () => connect());
+  try {
+    state.info = await localJson("/_sim/info");
+  } catch (error) {
+    status(`The local simulator routes did not answer: ${error.message}`, "error");
+  }
+  await connect();
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,157 @@
+"""The simulator's report: the projection of `make simulate` (one implementation) for a result the page received,
+the model's narrowing of llm_modifiable lists, and the server's verdict read from its own log line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+
+from mcp_lambda.manifest import bind_manifest, load_manifest
+from mcp_lambda.settings import Settings
+from mcp_lambda.tools import RESULT_VIOLATES_MANIFEST, Business, ToolResult, entities, tool
+from mcp_lambda_dev.projection import card_candidates, model_view, narrowed_entities
+from mcp_lambda_dev.simulator.logs import LogCapture
+from mcp_lambda_dev.simulator.report import BadRequest, Simulation
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE_MANIFESTS = ROOT / "tests" / "fixtures" / "manifests" / "handler"
+DEMO = ROOT / "manifest" / "demo.yaml"
+
+
+def product_list(count: int) -> dict[str, Any]:
+    products = [
+        {"product_id": f"p-{1000 + i}", "name": f"cup {i}", "price_yuan": 10 + i, "detail_url": f"u{i}"}
+        for i in range(count)
+    ]
+    return {"list_id": "l1", "entity_type": "product_list", "title": "cups", "products": products}
+
+
+@pytest.fixture(scope="module")
+def demo() -> Simulation:
+    from businesses.demo import BUSINESS
+
+    return Simulation(BUSINESS, DEMO, bind_manifest(BUSINESS, DEMO))
+
+
+def test_narrowing_keeps_exactly_the_chosen_items_in_their_order() -> None:
+    manifest = load_manifest(DEMO)
+    result = entities([product_list(4)]).to_wire()
+
+    [narrowed] = narrowed_entities(manifest, "search_products", result, {(0, "products"): [3, 1, 1]})
+
+    assert [p["product_id"] for p in narrowed["products"]] == ["p-1001", "p-1003"]
+    assert narrowed["products"][0]["detail_url"] == "u1", "the card receives the items whole"
+    assert result["structuredContent"]["entities"][0]["products"][1]["product_id"] == "p-1001", "not mutated"
+    [whole] = narrowed_entities(manifest, "search_products", result, {})
+    assert len(whole["products"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        ({(0, "title"): [0]}, "entities[0].title is not an llm_modifiable list"),
+        ({(1, "products"): [0]}, "entities[1].products is not an llm_modifiable list"),
+        ({(0, "products"): [4]}, "entities[0].products has no item 4 (it has 4)"),
+        ({(0, "products"): [-1]}, "has no item -1"),
+    ],
+)
+def test_narrowing_refuses_what_the_model_may_not_do(keep: dict[Any, list[int]], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        narrowed_entities(load_manifest(DEMO), "search_products", entities([product_list(4)]), keep)
+
+
+def test_the_report_is_the_projection_of_make_simulate(demo: Simulation) -> None:
+    result = entities([product_list(3)], text="3 cups").to_wire()
+
+    report = demo.report(
+        "search_products", result, selections=[{"entity_index": 0, "field": "products", "keep": [2]}]
+    )
+
+    assert report["verdict"] == {"checked": True, "valid": True, "violations": [], "rewritten": False}
+    assert report["model_view"] == model_view(demo.bound.manifest, "search_products", result)  # type: ignore[union-attr]
+    [card] = report["cards"]
+    expected = card_candidates(demo.bound.manifest, "search_products", result)[0]  # type: ignore[union-attr]
+    assert {k: v for k, v in card.items() if k != "entity"} == expected
+    assert [p["product_id"] for p in card["entity"]["products"]] == ["p-1002"], (
+        "the card gets the narrowed list"
+    )
+    [listed] = report["modifiable_lists"]
+    assert listed["kept"] == [2] and listed["narrowed_entity"] == card["entity"]
+    [view] = report["entities"]
+    assert "entity_type" in view["entity"] and "entity_type" not in view["visible"]
+    assert "detail_url" not in view["visible"]["products"][0] and view["visible"]["title"] == "cups"
+
+
+def test_a_result_the_check_refuses_is_reported_invalid(demo: Simulation) -> None:
+    broken = {"content": [], "structuredContent": {"entities": [{"entity_type": "product_list"}]}}
+
+    verdict = demo.report("search_products", broken)["verdict"]
+
+    assert verdict["valid"] is False
+    assert "search_products: entities[0].list_id: missing (the is_entity_id field)" in verdict["violations"]
+
+
+def test_a_bad_selection_or_tool_is_a_bad_request(demo: Simulation) -> None:
+    result = entities([product_list(2)]).to_wire()
+    with pytest.raises(BadRequest, match="not an llm_modifiable list"):
+        demo.report("search_products", result, selections=[{"entity_index": 0, "field": "title", "keep": []}])
+    with pytest.raises(BadRequest, match="needs entity_index, field and keep"):
+        demo.report("search_products", result, selections=[{"field": "products"}])
+    with pytest.raises(BadRequest, match="not in the manifest"):
+        demo.report("no_such_tool", result)
+
+
+@tool(description="Use in tests: returns a route without its id, which the manifest requires.")
+def return_route() -> ToolResult:
+    return entities([{"entity_type": "route", "minutes": 3}])
+
+
+@tool(description="Use in tests: an action result.")
+def return_action() -> ToolResult:
+    return ToolResult(content=[], structured_content={"success": True})
+
+
+@pytest.fixture
+def probe() -> Iterator[tuple[ModernClient, Simulation, LogCapture]]:
+    business = Business(name="manifest_probe", tools=[return_route, return_action])
+    settings = Settings.from_env({"BUSINESS": "manifest_probe", "MANIFEST_DIR": str(PROBE_MANIFESTS)})
+    client = ModernClient(LambdaClient(build_handler(business, settings)))
+    path = PROBE_MANIFESTS / "manifest_probe.yaml"
+    capture = LogCapture.attach(business.name)
+    yield client, Simulation(business, path, bind_manifest(business, path)), capture
+    capture.detach(business.name)
+
+
+def test_a_rewritten_result_shows_the_violations_from_the_servers_log_line(
+    probe: tuple[ModernClient, Simulation, LogCapture],
+) -> None:
+    client, simulation, capture = probe
+    reply = client.call_tool("return_route").body
+    result = reply["result"]
+    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST  # what the page receives
+
+    lines = capture.lines_of([reply["id"]])
+    verdict = simulation.report("return_route", result, lines)["verdict"]
+
+    assert [line["event"] for line in lines] == ["mcp_tool_call_started", "mcp_tool_call_failed"]
+    assert verdict == {
+        "checked": True,
+        "valid": False,
+        "violations": [
+            "return_route: entities[0].route_id: missing (the is_entity_id field)",
+            "return_route: entities[0].route_id: missing (the is_refresh_key field)",
+        ],
+        "rewritten": True,
+    }
+    assert capture.lines_of(["another-id"]) == []
+
+
+def test_a_business_without_a_manifest_is_reported_unchecked() -> None:
+    simulation = Simulation.for_settings(Settings(business="conformance"))
+    report = simulation.report("test_simple_text", {"content": [{"type": "text", "text": "hi"}]})
+    assert report["verdict"]["checked"] is False and report["model_view"] is None
+    assert report["manifest"] is None and report["business"] == "conformance"
