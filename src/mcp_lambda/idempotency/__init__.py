@@ -8,6 +8,7 @@ that invocation. Powertools and boto3 are imported on the first call that needs 
 
 from __future__ import annotations
 
+from ..aws import AwsBudget
 from ..settings import Settings
 from .calls import STORED_OUTCOMES, Caller, ExactlyOnce
 from .stores import DynamoDBIdempotencyStore, IdempotencyStore, MemoryIdempotencyStore
@@ -27,5 +28,5 @@ def build_idempotency_store(settings: Settings) -> IdempotencyStore:
     """The store the settings select: `memory` (embedded default, one process) or `dynamodb`."""
     if settings.idempotency_store == "dynamodb":
         assert settings.idempotency_table is not None
-        return DynamoDBIdempotencyStore(settings.idempotency_table)
+        return DynamoDBIdempotencyStore(settings.idempotency_table, budget=AwsBudget.from_settings(settings))
     return MemoryIdempotencyStore()

@@ -11,6 +11,8 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..aws import AwsBudget
+
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -18,13 +20,6 @@ else:
     BasePersistenceLayer = Any
     DynamoDBClient = Any
 
-# Fail fast: a claim sits in front of the tool, so a sick table must answer a retryable error quickly.
-CLIENT_CONFIG: dict[str, Any] = {
-    "connect_timeout": 1,
-    "read_timeout": 2,
-    "retries": {"mode": "standard", "max_attempts": 2},
-    "tcp_keepalive": True,
-}
 # The item shape of Powertools' DynamoDB layer (its defaults), which template.yaml's IdempotencyTable matches.
 PARTITION_KEY = "id"
 EXPIRY_ATTRIBUTE = "expiration"
@@ -71,8 +66,11 @@ class MemoryIdempotencyStore:
 class DynamoDBIdempotencyStore:
     """Powertools' DynamoDB layer on one table shared by every container of the function."""
 
-    def __init__(self, table_name: str, *, client: DynamoDBClient | None = None) -> None:
+    def __init__(
+        self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
+    ) -> None:
         self.table_name = table_name
+        self.budget = budget or AwsBudget()
         self.operations: Counter[str] = Counter()
         self._client: DynamoDBClient | None = None
         self._layers = _Layers()
@@ -83,10 +81,8 @@ class DynamoDBIdempotencyStore:
     def client(self) -> DynamoDBClient:
         # Created on first use: a container that never serves a keyed call never pays for boto3.
         if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            self._use(boto3.client("dynamodb", config=Config(**CLIENT_CONFIG)))
+            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
+            self._use(self.budget.client("dynamodb"))
         assert self._client is not None
         return self._client
 

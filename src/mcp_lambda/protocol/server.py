@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..aws import AwsBudget
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
 from ..settings import Settings
@@ -68,7 +69,11 @@ class McpServer:
             task_methods = TaskMethods(
                 business,
                 tasks if tasks is not None else build_task_store(settings),
-                invoker if invoker is not None else LambdaInvoker(settings.aws_lambda_function_name),
+                invoker
+                if invoker is not None
+                else LambdaInvoker(
+                    settings.aws_lambda_function_name, budget=AwsBudget.from_settings(settings)
+                ),
                 executor,
                 contexts,
                 TaskSettings(

@@ -3,6 +3,7 @@ DynamoDB implementations, and the asynchronous self-invocation that runs a task'
 
 from __future__ import annotations
 
+from ..aws import AwsBudget
 from ..settings import Settings
 from .base import (
     TERMINAL,
@@ -54,5 +55,5 @@ def build_task_store(settings: Settings) -> TaskStore:
         from .dynamodb import DynamoDBTaskStore  # imported lazily: boto3 costs cold-start time
 
         assert settings.tasks_table is not None
-        return DynamoDBTaskStore(settings.tasks_table)
+        return DynamoDBTaskStore(settings.tasks_table, budget=AwsBudget.from_settings(settings))
     return MemoryTaskStore()

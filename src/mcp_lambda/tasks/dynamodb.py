@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ..aws import AwsBudget
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
 if TYPE_CHECKING:
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 else:
     DynamoDBClient = Any
 
-CLIENT_CONFIG = Config(
-    connect_timeout=1, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}, tcp_keepalive=True
-)
 THROTTLE_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
@@ -36,8 +33,11 @@ OPTIONAL_JSON_FIELDS = ("result", "error", "state")
 
 
 class DynamoDBTaskStore:
-    def __init__(self, table_name: str, *, client: DynamoDBClient | None = None) -> None:
+    def __init__(
+        self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
+    ) -> None:
         self.table_name = table_name
+        self.budget = budget or AwsBudget()
         self.reads = 0
         self.writes = 0
         self._client = client
@@ -46,9 +46,8 @@ class DynamoDBTaskStore:
     def client(self) -> DynamoDBClient:
         # Created on first use: a container that never serves a task never pays for it.
         if self._client is None:
-            import boto3
-
-            self._client = boto3.client("dynamodb", config=CLIENT_CONFIG)
+            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
+            self._client = self.budget.client("dynamodb")
         return self._client
 
     def create(self, task: Task) -> None:

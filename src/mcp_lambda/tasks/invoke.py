@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..aws import AwsBudget
+
 if TYPE_CHECKING:
     from mypy_boto3_lambda.client import LambdaClient
 else:
@@ -53,8 +55,15 @@ class LambdaInvoker:
     Locally `make run` answers the same Invoke API (AWS_ENDPOINT_URL_LAMBDA) and runs it on a worker thread.
     """
 
-    def __init__(self, function_name: str | None, *, client: LambdaClient | None = None) -> None:
+    def __init__(
+        self,
+        function_name: str | None,
+        *,
+        client: LambdaClient | None = None,
+        budget: AwsBudget | None = None,
+    ) -> None:
         self.function_name = function_name
+        self.budget = budget or AwsBudget()
         self.invocations = 0
         self._client = client
 
@@ -62,13 +71,8 @@ class LambdaInvoker:
     def client(self) -> LambdaClient:
         # Created on first use (boto3 costs cold-start time a container without tasks never pays).
         if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            config = Config(
-                connect_timeout=1, read_timeout=3, retries={"mode": "standard", "max_attempts": 3}
-            )
-            self._client = boto3.client("lambda", config=config)
+            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
+            self._client = self.budget.client("lambda")
         return self._client
 
     def start(self, task_id: str, run: int) -> None:
