@@ -78,55 +78,64 @@ def secrets_client(moto_server: LocalService) -> Any:
     return boto3.client("secretsmanager", endpoint_url=moto_server.endpoint_url)
 
 
-@pytest.fixture
-def sessions_table(dynamodb_client: Any) -> Iterator[str]:
-    """A fresh sessions table (template.yaml's key schema and TTL attribute), deleted afterwards."""
-    name = f"sessions-{uuid.uuid4().hex[:12]}"
-    services.create_sessions_table(dynamodb_client, name)
+@contextlib.contextmanager
+def _fresh_table(dynamodb_client: Any, prefix: str, create: Callable[[Any, str], None]) -> Iterator[str]:
+    """A fresh table (template.yaml's key schema and TTL attribute, through `create`), deleted afterwards."""
+    name = f"{prefix}-{uuid.uuid4().hex[:12]}"
+    create(dynamodb_client, name)
     yield name
     # A fault test may have restarted the in-memory server, taking the table with it.
     with contextlib.suppress(BotoCoreError, ClientError):
         dynamodb_client.delete_table(TableName=name)
 
 
+def _store_env(monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, **env: str) -> dict[str, str]:
+    """Environment that makes the runtime use a DynamoDB store against DynamoDB Local."""
+    env = {**env, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint_url}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+@pytest.fixture
+def sessions_table(dynamodb_client: Any) -> Iterator[str]:
+    with _fresh_table(dynamodb_client, "sessions", services.create_sessions_table) as name:
+        yield name
+
+
 @pytest.fixture
 def tasks_table(dynamodb_client: Any) -> Iterator[str]:
-    """A fresh tasks table (template.yaml's key schema and TTL attribute), deleted afterwards."""
-    name = f"tasks-{uuid.uuid4().hex[:12]}"
-    services.create_tasks_table(dynamodb_client, name)
-    yield name
-    with contextlib.suppress(BotoCoreError, ClientError):
-        dynamodb_client.delete_table(TableName=name)
+    with _fresh_table(dynamodb_client, "tasks", services.create_tasks_table) as name:
+        yield name
+
+
+@pytest.fixture
+def idempotency_table(dynamodb_client: Any) -> Iterator[str]:
+    with _fresh_table(dynamodb_client, "idempotency", services.create_idempotency_table) as name:
+        yield name
 
 
 @pytest.fixture
 def dynamodb_tasks_env(
     monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, tasks_table: str
 ) -> dict[str, str]:
-    """Environment that makes the runtime use the DynamoDB task store against DynamoDB Local."""
-    env = {
-        "TASKS_STORE": "dynamodb",
-        "TASKS_TABLE": tasks_table,
-        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint_url,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
+    return _store_env(monkeypatch, dynamodb_local, TASKS_STORE="dynamodb", TASKS_TABLE=tasks_table)
 
 
 @pytest.fixture
 def dynamodb_session_env(
     monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, sessions_table: str
 ) -> dict[str, str]:
-    """Environment that makes the runtime use the DynamoDB session store against DynamoDB Local."""
-    env = {
-        "SESSION_STORE": "dynamodb",
-        "SESSIONS_TABLE": sessions_table,
-        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint_url,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
+    return _store_env(monkeypatch, dynamodb_local, SESSION_STORE="dynamodb", SESSIONS_TABLE=sessions_table)
+
+
+@pytest.fixture
+def idempotency_env(
+    monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, idempotency_table: str
+) -> dict[str, str]:
+    return _store_env(
+        monkeypatch, dynamodb_local, IDEMPOTENCY_STORE="dynamodb", IDEMPOTENCY_TABLE=idempotency_table
+    )
 
 
 @pytest.fixture(scope="session")

@@ -4,18 +4,15 @@ item's shape and cost, and a store outage answered with a retryable error instea
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
 import urllib.error
 import urllib.request
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botocore.exceptions import BotoCoreError, ClientError
 from scripts import services
 from scripts.services import LocalService
 from tests.support.exactly_once import (
@@ -38,29 +35,6 @@ USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, 
 USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
 
 Container = Callable[[], tuple[LambdaClient, DynamoDBIdempotencyStore]]
-
-
-@pytest.fixture
-def idempotency_table(dynamodb_client: Any) -> Iterator[str]:
-    name = f"idempotency-{uuid.uuid4().hex[:12]}"
-    services.create_idempotency_table(dynamodb_client, name)
-    yield name
-    with contextlib.suppress(BotoCoreError, ClientError):
-        dynamodb_client.delete_table(TableName=name)
-
-
-@pytest.fixture
-def idempotency_env(
-    monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, idempotency_table: str
-) -> dict[str, str]:
-    env = {
-        "IDEMPOTENCY_STORE": "dynamodb",
-        "IDEMPOTENCY_TABLE": idempotency_table,
-        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local.endpoint_url,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return env
 
 
 @pytest.fixture
