@@ -15,6 +15,7 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[3]
 _DISCOVER = json.dumps(
@@ -63,25 +64,10 @@ SERVER = (sys.executable, "-m", "mcp_lambda_dev.local.server")
 
 
 @contextmanager
-def running_server(
-    business: str,
-    timeout_seconds: float = 30.0,
-    server_args: Sequence[str] = (),
-    *,
-    output: Path | None = None,
-    command: Sequence[str] = SERVER,
-    extra_path: Sequence[str] = (),
-    **env: str,
-) -> Iterator[str]:
-    """The URL of a fresh local server for `business` (loopback, a free port); stopped on exit.
-
-    `server_args` go to the server's command line (e.g. `--remap-www-authenticate`); `output` collects what it
-    prints (stdout and stderr); `command` replaces `python -m ...server` (its arguments follow), `extra_path`
-    goes after the repo's own PYTHONPATH entries.
-    """
-    with server_process(
-        business, timeout_seconds, server_args, output=output, command=command, extra_path=extra_path, **env
-    ) as (url, _process):
+def running_server(business: str, *args: Any, **kwargs: Any) -> Iterator[str]:
+    """The URL of a fresh local server for `business` (loopback, a free port; `server_process`'s options);
+    stopped on exit."""
+    with server_process(business, *args, **kwargs) as (url, _process):
         yield url
 
 
@@ -96,7 +82,12 @@ def server_process(
     extra_path: Sequence[str] = (),
     **env: str,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`running_server`, also yielding the process (a test may kill it: a container that dies mid-task)."""
+    """A fresh local server for `business` and its process (a test may kill it: a container that dies mid-task).
+
+    `server_args` go to the server's command line (e.g. `--remap-www-authenticate`); `output` collects what it
+    prints (stdout and stderr); `command` replaces `python -m ...server` (its arguments follow), `extra_path`
+    goes after the repo's own PYTHONPATH entries.
+    """
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
