@@ -30,6 +30,7 @@ from .transport import McpEndpoint, http_error
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
 MCP_PATHS = ("/mcp", "/mcp/")
+MCP_METHODS = ["POST", "GET", "DELETE"]
 
 
 def manifest_path(settings: Settings, business: Business) -> Path:
@@ -144,7 +145,9 @@ def create_app(
 
     app.state.run_task = run_task
     for path in MCP_PATHS:
-        app.add_api_route(path, endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+        # A plain Starlette route: the endpoint reads the request itself, so FastAPI's dependency solving (and
+        # its validation of a return value that is already a Response) would only cost time on every request.
+        app.router.add_route(path, endpoint.__call__, methods=MCP_METHODS, include_in_schema=False)
     if authenticator.protects:
         add_protected_resource_metadata(app, authenticator, business)
 

@@ -11,6 +11,8 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import restore
+
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -78,6 +80,8 @@ class DynamoDBIdempotencyStore:
         self._layers = _Layers()
         if client is not None:
             self._use(client)
+        else:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> DynamoDBClient:
@@ -89,6 +93,11 @@ class DynamoDBIdempotencyStore:
             self._use(boto3.client("dynamodb", config=Config(**CLIENT_CONFIG)))
         assert self._client is not None
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client (and Powertools layers on it) of its own."""
+        self._client = None
+        self._layers = _Layers()
 
     def _use(self, client: DynamoDBClient) -> None:
         client.meta.events.register("after-call.dynamodb", self._count)

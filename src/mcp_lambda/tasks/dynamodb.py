@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from .. import restore
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class DynamoDBTaskStore:
         self.reads = 0
         self.writes = 0
         self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> DynamoDBClient:
@@ -50,6 +53,10 @@ class DynamoDBTaskStore:
 
             self._client = boto3.client("dynamodb", config=CLIENT_CONFIG)
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
     def create(self, task: Task) -> None:
         self.writes += 1

@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import restore
+
 if TYPE_CHECKING:
     from mypy_boto3_lambda.client import LambdaClient
 else:
@@ -57,6 +59,8 @@ class LambdaInvoker:
         self.function_name = function_name
         self.invocations = 0
         self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> LambdaClient:
@@ -70,6 +74,10 @@ class LambdaInvoker:
             )
             self._client = boto3.client("lambda", config=config)
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
     def start(self, task_id: str, run: int) -> None:
         if not self.function_name:
