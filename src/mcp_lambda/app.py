@@ -34,14 +34,19 @@ MCP_METHODS = ["POST", "GET", "DELETE"]
 
 
 def manifest_path(settings: Settings, business: Business) -> Path:
-    """`MANIFEST_DIR/<business>.yaml`; by default the repo's `manifest/` (or one bundled beside the code)."""
-    if settings.manifest_dir:
-        return Path(settings.manifest_dir) / f"{business.name}.yaml"
-    for base in (REPO_ROOT / "manifest", Path(__file__).resolve().parents[1] / "manifest"):
-        candidate = base / f"{business.name}.yaml"
-        if candidate.exists():
-            return candidate
-    return REPO_ROOT / "manifest" / f"{business.name}.yaml"
+    """`MANIFEST_DIR/<business>.json` (what `make build` compiles) or `.yaml`; by default the repo's `manifest/`
+    (or one bundled beside the code)."""
+    bases = (
+        [Path(settings.manifest_dir)]
+        if settings.manifest_dir
+        else [REPO_ROOT / "manifest", Path(__file__).resolve().parents[1] / "manifest"]
+    )
+    for base in bases:
+        for suffix in (".json", ".yaml"):
+            candidate = base / f"{business.name}{suffix}"
+            if candidate.exists():
+                return candidate
+    return bases[0] / f"{business.name}.yaml"
 
 
 def bind_business_manifest(
