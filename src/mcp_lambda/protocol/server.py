@@ -68,7 +68,11 @@ class McpServer:
             task_methods = TaskMethods(
                 business,
                 tasks if tasks is not None else build_task_store(settings),
-                invoker if invoker is not None else LambdaInvoker(settings.aws_lambda_function_name),
+                invoker
+                if invoker is not None
+                else LambdaInvoker(
+                    settings.aws_lambda_function_name, version=settings.aws_lambda_function_version
+                ),
                 executor,
                 contexts,
                 TaskSettings(

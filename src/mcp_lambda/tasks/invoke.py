@@ -55,8 +55,12 @@ class LambdaInvoker:
     Locally `make run` answers the same Invoke API (AWS_ENDPOINT_URL_LAMBDA) and runs it on a worker thread.
     """
 
-    def __init__(self, function_name: str | None, *, client: LambdaClient | None = None) -> None:
+    def __init__(
+        self, function_name: str | None, *, client: LambdaClient | None = None, version: str | None = None
+    ) -> None:
         self.function_name = function_name
+        # A published version (behind the alias) runs its workers on itself: the same code, the same snapshot.
+        self.qualifier = version if version and version != "$LATEST" else None
         self.invocations = 0
         self._client = client
         if client is None:
@@ -90,6 +94,7 @@ class LambdaInvoker:
                 FunctionName=self.function_name,
                 InvocationType="Event",
                 Payload=json.dumps(task_event(task_id, run)).encode(),
+                **({"Qualifier": self.qualifier} if self.qualifier else {}),
             )
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "Unknown")
