@@ -139,6 +139,7 @@ def create_app(
     )
     # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
     app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
+    app.state.manifest_path = manifest_path(settings, business)
 
     def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
         # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).

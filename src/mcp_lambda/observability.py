@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import secrets
+import sys
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
@@ -366,7 +367,9 @@ class ToolTelemetry:
         if _metrics_disabled():  # Powertools' own switch
             return
         latency = round((time.perf_counter() - started) * 1000, 3)
-        print(self._emf.blob(record.tool_name, record.outcome, latency))  # where Powertools' Metrics print theirs
+        # To stdout, as Powertools' Metrics print theirs, in one write: print() writes the newline apart, and the
+        # records of two threads could run together on one line.
+        sys.stdout.write(self._emf.blob(record.tool_name, record.outcome, latency) + "\n")
 
 
 class NoTelemetry:
