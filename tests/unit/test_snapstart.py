@@ -202,3 +202,17 @@ def test_a_task_worker_runs_the_version_that_created_the_task(
         service.stop()
     assert service.qualifiers == [qualifier]
     assert service.invocations == [{"mcp_lambda.task": {"taskId": "task-1", "run": 1}}]
+
+
+def test_jwt_mode_in_a_package_without_pyjwt_stops_at_start_up_saying_how_to_build_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    from mcp_lambda.auth import Authenticator
+    from mcp_lambda.settings import SettingsError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jwt" else real(name, *a))
+    with pytest.raises(SettingsError, match="make build JWT=1"):
+        Authenticator(Settings(auth_mode="jwt", auth_issuer="https://issuer.example"))
