@@ -35,12 +35,12 @@ os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
 from fastapi import FastAPI  # noqa: E402
 from mangum import Mangum  # noqa: E402
+from scripts import services  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 
 from mcp_lambda.tools import ToolContext, ToolResult  # noqa: E402
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
-from scripts import services  # noqa: E402
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # The targets (issue 14), as ratios to the bare FastAPI+Mangum floor: rows whose name starts so.
@@ -56,8 +56,15 @@ META = {
 }
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
 SUBSCRIBE_ARGS = {"product_id": "p-1004", "alert": "restock"}
-EXPORT_ARGS = {"stops": ["guomao", "forbidden_city", "sanlitun"], "travel_mode": "transit", "file_format": "pdf"}
-TASKS_META = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}
+EXPORT_ARGS = {
+    "stops": ["guomao", "forbidden_city", "sanlitun"],
+    "travel_mode": "transit",
+    "file_format": "pdf",
+}
+TASKS_META = {
+    **META,
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
 OUT = sys.stdout  # replaced in main(): fd 1 is silenced so per-request logs and metrics cost but do not print
 
 
@@ -102,7 +109,9 @@ def task_event(method: str, params: dict[str, Any], name: str) -> dict[str, Any]
 
 
 def create_task_event() -> dict[str, Any]:
-    return task_event("tools/call", {"name": "export_trip_plan", "arguments": EXPORT_ARGS}, "export_trip_plan")
+    return task_event(
+        "tools/call", {"name": "export_trip_plan", "arguments": EXPORT_ARGS}, "export_trip_plan"
+    )
 
 
 def get_task_event(handler: Handler) -> dict[str, Any]:
@@ -391,7 +400,11 @@ def log_bytes_section(handler: Handler, event: dict[str, Any]) -> None:
     ours = logger.registered_formatter
     before = LambdaPowertoolsFormatter()
     before.append_keys(
-        **{k: v for k, v in ours.log_format.items() if k not in ("level", "location", "message", "timestamp", "xray_trace_id")},
+        **{
+            k: v
+            for k, v in ours.log_format.items()
+            if k not in ("level", "location", "message", "timestamp", "xray_trace_id")
+        },
         xray_trace_id="",  # Powertools' default: on (it is None here only because no trace id is set)
         cold_start=False,
         function_name=context.function_name,
@@ -469,7 +482,9 @@ def cold_section(runs: int) -> None:
 
     from scripts.manifest_compile import main as compile_manifests
 
-    say(f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:")
+    say(
+        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
+    )
     say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as manifests:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -580,7 +595,9 @@ def dynamodb_rows(endpoint: str, calls: int) -> None:
         once = DynamoDBIdempotencyStore(tables["idempotency"], client=client)
         tasks = DynamoDBTaskStore(tables["tasks"], client=client)
         handler = tasks_handler(task_invoker(), tasks, store, once)
-        say(f"DynamoDB reads/writes and latency per request ({endpoint}, DynamoDB Local; {calls} requests each):")
+        say(
+            f"DynamoDB reads/writes and latency per request ({endpoint}, DynamoDB Local; {calls} requests each):"
+        )
         store.reset_counters()
         headers = legacy_session(handler)
         say(f"  {'initialize + initialized':<28} reads {store.reads:>5.2f}  writes {store.writes:>5.2f}")

@@ -33,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {entry.name: size(entry) for entry in args.build.iterdir()}
     ours = {name: n for name, n in sizes.items() if distribution(Path(name)) not in CLOSURE}
     total, without = sum(sizes.values()), sum(ours.values())
-    print(f"package {args.build}: {total / 1e6:.1f} MB unzipped, {without / 1e6:.1f} MB without the boto3 closure")
+    print(
+        f"package {args.build}: {total / 1e6:.1f} MB unzipped, {without / 1e6:.1f} MB without the boto3 closure"
+    )
     for name, n in sorted(ours.items(), key=lambda item: -item[1])[:8]:
         print(f"  {n / 1e6:6.2f} MB  {name}")
     if args.limit_mb is not None and without > args.limit_mb * 1e6:

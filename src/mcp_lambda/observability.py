@@ -19,7 +19,11 @@ from typing import Any, Protocol
 
 import orjson
 from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS, LambdaPowertoolsFormatter, _get_context
+from aws_lambda_powertools.logging.formatter import (
+    RESERVED_LOG_ATTRS,
+    LambdaPowertoolsFormatter,
+    _get_context,
+)
 
 from .log_format import render
 
@@ -30,7 +34,13 @@ ERROR_OUTCOMES = frozenset({"system_error", "invalid_arguments"})
 
 # Lambda records these once per invocation already (the log group is the function, REPORT has the request id,
 # memory, init duration and X-Ray trace id): repeating them on every line only costs ingestion.
-LAMBDA_CONTEXT_KEYS = ("cold_start", "function_name", "function_memory_size", "function_arn", "function_request_id")
+LAMBDA_CONTEXT_KEYS = (
+    "cold_start",
+    "function_name",
+    "function_memory_size",
+    "function_arn",
+    "function_request_id",
+)
 # RFC 3339 in UTC, milliseconds (Powertools' %F): 2026-07-28T18:20:01.234Z, shorter than its default.
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%FZ"
 _RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line

@@ -36,7 +36,7 @@ _LOADED: list[Any] = []  # the botocore session whose parsed API models every la
 def register(handler: Handler, settings: Settings | None = None) -> bool:
     """Register the hooks with the Lambda runtime; False where there is no runtime to register with."""
     try:
-        from snapshot_restore_py import (  # type: ignore[import-not-found]
+        from snapshot_restore_py import (
             register_after_restore,
             register_before_snapshot,
         )

@@ -428,7 +428,9 @@ def test_an_exception_line_is_what_powertools_formats() -> None:
         record = _record("failed", event="unhandled_error", error_id="e1")
         record.exc_info = sys.exc_info()
     ours = RedactingFormatter()
-    theirs = LambdaPowertoolsFormatter(datefmt="%Y-%m-%dT%H:%M:%S.%FZ", utc=True, location=None, xray_trace_id=None)
+    theirs = LambdaPowertoolsFormatter(
+        datefmt="%Y-%m-%dT%H:%M:%S.%FZ", utc=True, location=None, xray_trace_id=None
+    )
     assert ours.format(record) == theirs.format(record)
     assert json.loads(ours.format(record))["exception_name"] == "ValueError"
 
@@ -518,7 +520,9 @@ def test_concurrent_tool_calls_each_write_their_own_record_without_warnings(
     finally:
         sys.setswitchinterval(switching)
     blobs = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
-    assert sorted(blob["tool"] for blob in blobs) == sorted(f"tool_{w}_{c}" for w in range(8) for c in range(100))
+    assert sorted(blob["tool"] for blob in blobs) == sorted(
+        f"tool_{w}_{c}" for w in range(8) for c in range(100)
+    )
     for blob in blobs:
         call = int(blob["tool"].rsplit("_", 1)[1])
         assert blob["ToolBusinessErrors"] == [0.0 if call % 2 else 1.0] and blob["ToolCalls"] == [1.0]

@@ -82,7 +82,9 @@ def test_restored_environments_mint_their_own_session_ids_and_random_numbers() -
     assert seen["unrestored-1"][1] not in (seen["a"][1], seen["b"][1])
 
 
-def test_the_hooks_are_registered_only_where_the_runtime_provides_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hooks_are_registered_only_where_the_runtime_provides_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", None)  # outside Lambda: not importable
     assert snapshot.register(lambda event, context: {}) is False
 
@@ -213,6 +215,8 @@ def test_jwt_mode_in_a_package_without_pyjwt_stops_at_start_up_saying_how_to_bui
     from mcp_lambda.settings import SettingsError
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jwt" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "jwt" else real(name, *a)
+    )
     with pytest.raises(SettingsError, match="make build JWT=1"):
         Authenticator(Settings(auth_mode="jwt", auth_issuer="https://issuer.example"))

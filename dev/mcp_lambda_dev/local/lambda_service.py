@@ -137,7 +137,8 @@ def _request_handler(service: LocalLambda) -> type[BaseHTTPRequestHandler]:
                     400, {"Type": "User", "message": "Invalid JSON payload"}, "InvalidRequestContentException"
                 )
                 return
-            service.qualifiers.append((parse_qs(query).get("Qualifier") or [None])[0])
+            qualifier = parse_qs(query).get("Qualifier")
+            service.qualifiers.append(qualifier[0] if qualifier else None)
             kind = self.headers.get("x-amz-invocation-type", "RequestResponse")
             if kind == "Event":
                 service.accept(event)

@@ -7,9 +7,9 @@ read with the json module, so the deployed function never imports PyYAML (nor sh
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
-import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
