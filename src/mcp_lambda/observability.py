@@ -112,8 +112,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
 
     The line is the one `LambdaPowertoolsFormatter.format` builds (same keys, same order; every Powertools option
     and `append_keys`/`remove_keys` still apply), built in fewer steps: orjson, the timestamp's date and time
-    formatted once per second, and a message decoded as JSON only when it could be JSON. By default no
-    `location` (always the framework's own line for its lines) and RFC 3339 UTC timestamps.
+    formatted once per second, and a message decoded as JSON only when it could be JSON. Its defaults differ from
+    Powertools' in three keys: no `location` (on the framework's lines it only ever named the framework's own
+    function), no `xray_trace_id` (the invocation's REPORT line has it), RFC 3339 UTC timestamps.
 
     A line is always writable as UTF-8: a lone surrogate from the client (`"\\ud800"` in an argument or a
     tool_call_id) is written as its JSON escape instead of failing the write, which would lose the whole line.
