@@ -94,11 +94,6 @@ async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
         raise
 
 
-async def run_off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """A blocking call on a daemon worker thread (abandoned, not stopped, when the awaiting task is cancelled)."""
-    return await asyncio.wrap_future(WORKERS.submit(fn, *args, **kwargs))
-
-
 def run_blocking_until(deadline: Deadline, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)` on a daemon worker thread, waited for at most until the deadline (DeadlineExceeded;
     the thread is abandoned, its result dropped); nothing starts once the deadline has passed.

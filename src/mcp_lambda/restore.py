@@ -14,12 +14,16 @@ from collections.abc import Callable
 
 _HOOKS: list[weakref.WeakMethod[Callable[[], None]]] = []
 _LOCK = threading.Lock()
+_PRUNE_AT = [64]  # drop the hooks of discarded components whenever the list has doubled since the last time
 
 
 def on_restore(forget: Callable[[], None]) -> None:
     """Call the bound method `forget` after a restore (held weakly: a discarded component is skipped)."""
     with _LOCK:
         _HOOKS.append(weakref.WeakMethod(forget))
+        if len(_HOOKS) >= _PRUNE_AT[0]:
+            _HOOKS[:] = [ref for ref in _HOOKS if ref() is not None]
+            _PRUNE_AT[0] = max(64, 2 * len(_HOOKS))
 
 
 def renew() -> int:
