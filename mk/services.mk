@@ -33,3 +33,5 @@ services-up: services-install venv ## run DynamoDB Local on DDB_PORT (default 80
 	$(PY) scripts/services.py dynamodb --port $(DDB_PORT)
 
 test: services-install
+
+bench: services-install

@@ -17,6 +17,7 @@ PACKAGE = "mcp_lambda"
 # siblings of one layer, which must not import each other.
 LAYERS = (
     "handler",
+    "snapshot",
     "lambda_adapter",
     "app",
     "transport",
@@ -29,7 +30,7 @@ LAYERS = (
     "log_format",
     "settings",
     "deadlines",
-    "workers",
+    "workers | restore",
 )
 
 

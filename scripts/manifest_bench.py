@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import timeit
 
 from mcp_lambda.manifest import bind_manifest
-from mcp_lambda.tools import load_business
+from mcp_lambda.tools import ToolContext, load_business
 
 CASES = {
     "search_routes": {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "transit"},
@@ -22,7 +23,9 @@ def main() -> None:
     for name, arguments in CASES.items():
         spec = business.tool(name)
         assert spec is not None and spec.arguments is not None
-        result = spec.fn(**dict(spec.arguments.model_validate(arguments)), ctx=None)
+        # An anonymous caller's context (subscribe_product keeps what it stores per caller).
+        ctx = ToolContext(request_id=1, tool_name=name, logger=logging.getLogger("bench"))
+        result = spec.fn(**dict(spec.arguments.model_validate(arguments)), ctx=ctx)
         assert bound.check(name, result) == [], name
         runs = 20_000
         seconds = min(timeit.repeat(lambda: bound.check(name, result), number=runs, repeat=3))  # noqa: B023

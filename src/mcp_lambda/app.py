@@ -30,17 +30,23 @@ from .transport import McpEndpoint, http_error
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
 MCP_PATHS = ("/mcp", "/mcp/")
+MCP_METHODS = ["POST", "GET", "DELETE"]
 
 
 def manifest_path(settings: Settings, business: Business) -> Path:
-    """`MANIFEST_DIR/<business>.yaml`; by default the repo's `manifest/` (or one bundled beside the code)."""
-    if settings.manifest_dir:
-        return Path(settings.manifest_dir) / f"{business.name}.yaml"
-    for base in (REPO_ROOT / "manifest", Path(__file__).resolve().parents[1] / "manifest"):
-        candidate = base / f"{business.name}.yaml"
-        if candidate.exists():
-            return candidate
-    return REPO_ROOT / "manifest" / f"{business.name}.yaml"
+    """`MANIFEST_DIR/<business>.json` (what `make build` compiles) or `.yaml`; by default the repo's `manifest/`
+    (or one bundled beside the code)."""
+    bases = (
+        [Path(settings.manifest_dir)]
+        if settings.manifest_dir
+        else [REPO_ROOT / "manifest", Path(__file__).resolve().parents[1] / "manifest"]
+    )
+    for base in bases:
+        for suffix in (".json", ".yaml"):
+            candidate = base / f"{business.name}{suffix}"
+            if candidate.exists():
+                return candidate
+    return bases[0] / f"{business.name}.yaml"
 
 
 def bind_business_manifest(
@@ -133,6 +139,7 @@ def create_app(
     )
     # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
     app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
+    app.state.manifest_path = manifest_path(settings, business)
 
     def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
         # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).
@@ -144,7 +151,9 @@ def create_app(
 
     app.state.run_task = run_task
     for path in MCP_PATHS:
-        app.add_api_route(path, endpoint.__call__, methods=["POST", "GET", "DELETE"], include_in_schema=False)
+        # A plain Starlette route: the endpoint reads the request itself, so FastAPI's dependency solving (and
+        # its validation of a return value that is already a Response) would only cost time on every request.
+        app.router.add_route(path, endpoint.__call__, methods=MCP_METHODS, include_in_schema=False)
     if authenticator.protects:
         add_protected_resource_metadata(app, authenticator, business)
 

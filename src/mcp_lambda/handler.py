@@ -1,13 +1,22 @@
-"""Lambda entry point: Mangum(app) wrapped by Powertools decorators. Built once per container, reused while warm."""
+"""Lambda entry point: Mangum(app) behind Powertools' metrics decorator. Built once per container, reused while warm.
+
+Every log line carries `correlation_id`, the API Gateway request id (what Powertools' `inject_lambda_context`
+with `correlation_paths.API_GATEWAY_HTTP` sets), and none of the Lambda context fields that decorator adds
+(`function_name`, `function_arn`, `function_memory_size`, `function_request_id`, `cold_start`): CloudWatch has
+them once per invocation already (the log group, the START/REPORT lines), and on every line they were a third of
+its bytes. A tool's line can still add them: `ctx.logger.append_keys(...)`.
+
+With SnapStart (template parameter `SnapStart=true`), `snapshot.py`'s hooks run around the snapshot.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
+from . import snapshot
 from .app import create_app
 from .lambda_adapter import lambda_handler
 from .observability import get_metrics
@@ -16,10 +25,18 @@ app = create_app()
 logger: Logger = app.state.logger
 metrics = get_metrics(logger.service)
 _asgi_handler = lambda_handler(app)
+snapshot.register(_asgi_handler)
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 # Powertools prints the ColdStart record even with POWERTOOLS_METRICS_DISABLED (make run sets it): ask first.
 @metrics.log_metrics(capture_cold_start_metric=not is_metrics_disabled())
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    logger.set_correlation_id(api_gateway_request_id(event))
     return _asgi_handler(event, context)
+
+
+def api_gateway_request_id(event: Any) -> str | None:
+    """`requestContext.requestId` (Powertools' `correlation_paths.API_GATEWAY_HTTP`), without a JMESPath query."""
+    context = event.get("requestContext") if isinstance(event, dict) else None
+    value = context.get("requestId") if isinstance(context, dict) else None
+    return value if isinstance(value, str) else None

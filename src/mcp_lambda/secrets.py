@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import restore
 from .aws import AwsBudget, AwsCallTimedOut
 from .observability import register_secret_value
 from .settings import Settings
@@ -61,6 +62,8 @@ class SecretsManagerSource:
         self.max_age_seconds = max_age_seconds
         self.budget = budget or AwsBudget()
         self._provider = provider
+        if provider is None:
+            restore.on_restore(self.forget_provider)
 
     @property
     def provider(self) -> Any:
@@ -71,6 +74,10 @@ class SecretsManagerSource:
 
             self._provider = SecretsProvider(boto3_client=self.budget.client("secretsmanager"))
         return self._provider
+
+    def forget_provider(self) -> None:
+        """After a SnapStart restore: a client of this environment's own, and no secret value cached before."""
+        self._provider = None
 
     def get(self, name: str) -> str:
         from aws_lambda_powertools.utilities.parameters.exceptions import (

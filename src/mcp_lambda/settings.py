@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     task_worker_timeout_seconds: int = Field(900, ge=1, le=900)
     # Set by the Lambda runtime (and by `make run`): the function a task's worker invocation targets (itself).
     aws_lambda_function_name: str | None = None
+    # Set by the Lambda runtime: the version serving this invocation (a number behind the alias, else $LATEST).
+    aws_lambda_function_version: str | None = None
     secret_id: str | None = None
     secrets_max_age_seconds: int = Field(300, ge=0)
     doubao_openapi_base_domain: str | None = None

@@ -371,3 +371,158 @@ def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_li
     )
     started.event = "mcp_tool_call_started"
     assert not logger.registered_handler.filter(started)
+
+
+# --- the cost of a line and of a metrics record ----------------------------------------------------------------
+
+
+def _record(msg: object = "mcp_tool_call_finished", args: Any = None, **extra: Any) -> logging.LogRecord:
+    record = logging.LogRecord("testbiz", logging.INFO, __file__, 12, msg, args, None, func="finish")
+    record.__dict__.update(extra)
+    return record
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        _record(event="mcp_tool_call_finished", tool_name="echo", duration_ms=0.5, arguments={"k": "str[3]"}),
+        _record("total %d of %s", (3, "x")),
+        _record('{"already": "json"}'),
+        _record("42"),
+        _record({"a": "dict message"}),
+        _record(" [1, 2]"),
+    ],
+    ids=["extras", "args", "json-object", "json-number", "dict", "json-array"],
+)
+def test_a_line_is_what_powertools_formats_for_the_same_options(
+    record: logging.LogRecord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+    monkeypatch.setenv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8")
+    options: dict[str, Any] = {
+        "datefmt": "%Y-%m-%dT%H:%M:%S.%FZ",
+        "utc": True,
+        "location": None,
+        "xray_trace_id": None,
+    }
+    ours, theirs = RedactingFormatter(), LambdaPowertoolsFormatter(**options)
+    for formatter in (ours, theirs):
+        formatter.append_keys(correlation_id="req-1", service="testbiz", sampling_rate=None)
+    assert ours.format(record) == theirs.format(record)
+    # ...and with Powertools' own defaults put back (location, the X-Ray trace id, its timestamp format).
+    defaults: dict[str, Any] = {"datefmt": None, "utc": False}
+    ours = RedactingFormatter(location="%(funcName)s:%(lineno)d", **defaults)
+    ours.remove_keys(["xray_trace_id"])  # Powertools: a key set to None is off; without it, the id is added
+    theirs = LambdaPowertoolsFormatter()
+    assert json.loads(ours.format(record)) == json.loads(theirs.format(record))
+    assert list(json.loads(ours.format(record))) == list(json.loads(theirs.format(record)))
+
+
+def test_an_exception_line_is_what_powertools_formats() -> None:
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = _record("failed", event="unhandled_error", error_id="e1")
+        record.exc_info = sys.exc_info()
+    ours = RedactingFormatter()
+    theirs = LambdaPowertoolsFormatter(
+        datefmt="%Y-%m-%dT%H:%M:%S.%FZ", utc=True, location=None, xray_trace_id=None
+    )
+    assert ours.format(record) == theirs.format(record)
+    assert json.loads(ours.format(record))["exception_name"] == "ValueError"
+
+
+def test_a_deployed_tool_call_line_carries_the_request_ids_and_no_lambda_context_fields() -> None:
+    from mcp_lambda.observability import LAMBDA_CONTEXT_KEYS
+
+    script = (
+        "import json\n"
+        "from mcp_lambda_dev.local.events import LocalContext, http_event\n"
+        "from mcp_lambda import handler\n"
+        "meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', "
+        "'io.modelcontextprotocol/clientCapabilities': {}}\n"
+        "body = {'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call', 'params': {'name': 'search_products', "
+        "'arguments': {'keyword': 'cup'}, '_meta': meta}}\n"
+        "h = {'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', "
+        "'mcp-method': 'tools/call', 'mcp-name': 'search_products'}\n"
+        "handler.handler(http_event('POST', '/mcp', h, json.dumps(body), request_id='apigw-1'), LocalContext())\n"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT / 'dev'}:{REPO_ROOT}",
+        "BUSINESS": "demo",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    calls = [line for line in lines if str(line.get("event", "")).startswith("mcp_tool_call_")]
+    assert [line["event"] for line in calls] == ["mcp_tool_call_started", "mcp_tool_call_finished"]
+    for line in calls:
+        assert line["correlation_id"] == line["request_id"] == "apigw-1" and line["jsonrpc_id"] == 7
+        assert line["timestamp"].endswith("Z") and line["level"] == "INFO"
+        assert not set(line) & {*LAMBDA_CONTEXT_KEYS, "location", "xray_trace_id", "taskName"}
+
+
+def test_the_emf_record_is_what_powertools_serializes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    telemetry = ToolTelemetry("testbiz", tracing=False, namespace="McpTest")
+    with telemetry.tool_call("search_routes") as record:
+        record.outcome = "replayed"
+    ours = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+    metrics = EphemeralMetrics(namespace="McpTest", service="testbiz")
+    metrics.add_dimension(name="tool", value="search_routes")
+    for name, value in (("ToolCalls", 1), ("ToolErrors", 0), ("ToolBusinessErrors", 0), ("ToolReplays", 1)):
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    metrics.add_metric(name="ToolLatency", unit=MetricUnit.Milliseconds, value=ours["ToolLatency"][0])
+    theirs = metrics.serialize_metric_set()
+    ours["_aws"]["Timestamp"] = theirs["_aws"]["Timestamp"]
+    assert ours == theirs
+
+
+def test_concurrent_tool_calls_each_write_their_own_record_without_warnings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make run's task workers share the app with the request thread: the shared Powertools instance this replaced
+    # raced there (`Dimension 'tool' has already been added`, a record with another call's tool).
+    import warnings
+
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    telemetry = ToolTelemetry("testbiz", tracing=False, namespace="McpTest")
+    barrier = threading.Barrier(8)
+
+    def calls(worker: int) -> None:
+        barrier.wait()
+        for call in range(100):
+            with telemetry.tool_call(f"tool_{worker}_{call}") as record:
+                record.outcome = "success" if call % 2 else "business_error"
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns between any two bytecodes: a shared record would tear
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            threads = [threading.Thread(target=calls, args=(worker,)) for worker in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        sys.setswitchinterval(switching)
+    blobs = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    assert sorted(blob["tool"] for blob in blobs) == sorted(
+        f"tool_{w}_{c}" for w in range(8) for c in range(100)
+    )
+    for blob in blobs:
+        call = int(blob["tool"].rsplit("_", 1)[1])
+        assert blob["ToolBusinessErrors"] == [0.0 if call % 2 else 1.0] and blob["ToolCalls"] == [1.0]

@@ -274,9 +274,12 @@ def test_policies_grant_only_the_table_calls_the_self_invoke_and_the_one_secret(
     assert set(idempotency["Action"]) == IDEMPOTENCY_ACTIONS
     assert set(tasks["Action"]) == TASK_ACTIONS
     assert secret["Action"] == "secretsmanager:GetSecretValue"
-    assert not any("*" in json.dumps(s) for s in statements)
-    # The function may invoke exactly itself: the name it is given, not an ARN that would refer to itself.
-    assert invoke["Resource"]["Fn::Sub"].endswith(":function:" + function["FunctionName"]["Fn::Sub"])
+    assert not any("*" in json.dumps(s) for s in statements if s is not invoke)
+    # The function may invoke exactly itself: the name it is given, not an ARN that would refer to itself; and
+    # any version of itself (a worker runs the version that created its task: `name:<version>`), nothing else.
+    name = function["FunctionName"]["Fn::Sub"]
+    arns = [resource["Fn::Sub"] for resource in invoke["Resource"]]
+    assert len(arns) == 2 and arns[0].endswith(":function:" + name) and arns[1] == arns[0] + ":*"
 
 
 def test_the_function_never_refers_to_itself(template: dict[str, Any], function: dict[str, Any]) -> None:
@@ -386,15 +389,41 @@ def test_env_json_only_overrides_variables_the_template_declares(function: dict[
     assert set(env_json["McpFunction"]) <= set(function["Environment"]["Variables"])
 
 
+def _requirement_names(path: Path) -> set[str]:
+    lines = path.read_text().splitlines()
+    return {re.split(r"[\[=<>~ ]", line, maxsplit=1)[0].lower() for line in lines if line and line[0] != "#"}
+
+
 def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = (ROOT / "src" / "requirements.txt").read_text().splitlines()
-    bundled = {
-        re.split(r"[\[=<>~ ]", line, maxsplit=1)[0].lower() for line in lines if line and line[0] != "#"
-    }
+    bundled = _requirement_names(ROOT / "src" / "requirements.txt")
+    jwt_only = _requirement_names(ROOT / "mk" / "requirements-jwt.txt")  # make build JWT=1 adds them
     declared = {re.split(r"[\[=<>~ ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]}
 
-    assert declared <= bundled
+    # PyYAML reads manifests at build time only (make build compiles them to JSON): it never ships.
+    assert declared <= bundled | jwt_only | {"pyyaml"}
+    assert "pyyaml" not in bundled and not bundled & jwt_only
+    assert {"pyjwt", "cryptography"} <= jwt_only
+    build = (ROOT / "mk" / "aws.mk").read_text()
+    assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest" in build
+    assert "mk/requirements-jwt.txt" in build and "package_size.py" in build
+
+
+def test_snapstart_is_one_parameter_off_by_default_on_the_published_version_behind_the_alias(
+    template: dict[str, Any], function: dict[str, Any]
+) -> None:
+    parameter = template["Parameters"]["SnapStart"]
+    assert parameter["Default"] == "false" and parameter["AllowedValues"] == ["true", "false"]
+    assert template["Conditions"]["UseSnapStart"] == {"Fn::Equals": [{"Ref": "SnapStart"}, "true"]}
+    # SnapStart applies to published versions only: every deploy publishes one and moves the alias to it, and
+    # SAM integrates the HTTP API's routes with the alias (never $LATEST).
+    assert function["AutoPublishAlias"] == "live"
+    assert function["SnapStart"] == {
+        "Fn::If": ["UseSnapStart", {"ApplyOn": "PublishedVersions"}, {"Ref": "AWS::NoValue"}]
+    }
+    assert function["Runtime"] in {"python3.12", "python3.13"}  # SnapStart's Python runtimes start at 3.12
+    handler = (ROOT / "src" / "mcp_lambda" / "handler.py").read_text()
+    assert "snapshot.register(" in handler
 
 
 def test_cors_preflight_is_answered_only_for_the_allowed_origins(template: dict[str, Any]) -> None:

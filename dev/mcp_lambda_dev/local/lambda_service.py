@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
 from .events import LocalContext
 
@@ -49,6 +50,7 @@ class LocalLambda:
         self.execute = execute
         self.timeout_seconds = timeout_seconds
         self.invocations: list[dict[str, Any]] = []
+        self.qualifiers: list[str | None] = []  # the `Qualifier` (version or alias) of each invocation
         self._pool = ThreadPoolExecutor(
             max_workers=WORKERS,
             thread_name_prefix="lambda-worker",
@@ -116,7 +118,8 @@ def _request_handler(service: LocalLambda) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
-            found = INVOKE_PATH.match(self.path.split("?", 1)[0])
+            path, _, query = self.path.partition("?")
+            found = INVOKE_PATH.match(path)
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             if found is None:
@@ -134,6 +137,8 @@ def _request_handler(service: LocalLambda) -> type[BaseHTTPRequestHandler]:
                     400, {"Type": "User", "message": "Invalid JSON payload"}, "InvalidRequestContentException"
                 )
                 return
+            qualifier = parse_qs(query).get("Qualifier")
+            service.qualifiers.append(qualifier[0] if qualifier else None)
             kind = self.headers.get("x-amz-invocation-type", "RequestResponse")
             if kind == "Event":
                 service.accept(event)

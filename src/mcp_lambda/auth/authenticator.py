@@ -10,6 +10,7 @@ In both protecting modes a refusal is a 401 whose `WWW-Authenticate` names the P
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -18,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..caller import Caller, RequestAuth, bearer_challenge, scopes_of, without_prefix
-from ..settings import Settings
+from ..settings import Settings, SettingsError
 from .errors import AuthFailure
 from .metadata import metadata_url, protected_resource_metadata, resource_url
 from .tokens import JwtVerifier, selected_claims
@@ -72,6 +73,14 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def require_jwt_support() -> None:
+    """AUTH_MODE=jwt needs PyJWT and cryptography, which a package built without `JWT=1` does not carry."""
+    if importlib.util.find_spec("jwt") is None or importlib.util.find_spec("cryptography") is None:
+        raise SettingsError(
+            "AUTH_MODE=jwt needs PyJWT[crypto], which this package does not include: build it with make build JWT=1"
+        )
+
+
 class Authenticator:
     """One per container: turns a request into its RequestAuth, or refuses it with AuthFailure."""
 
@@ -82,6 +91,7 @@ class Authenticator:
         self.exposed_claims = settings.auth_caller_claims
         self.scope_prefix = settings.auth_scope_prefix
         if self.mode == "jwt" and verifier is None:
+            require_jwt_support()
             verifier = JwtVerifier(self.issuer, settings.auth_jwks_url, self.exposed_claims)
         self.verifier = verifier
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import deadlines
+from .. import deadlines, restore
 from ..observability import ToolLogger
 from ..settings import Settings
 from ..workers import call_within
@@ -128,6 +128,8 @@ class HttpClient:
         self._pool = pool
         self._breakers: HostBreakers | None = None
         self._lock = threading.Lock()
+        if pool is None:
+            restore.on_restore(self.forget_connections)
 
     @classmethod
     def from_settings(cls, settings: Settings, logger: ToolLogger) -> HttpClient:
@@ -146,6 +148,12 @@ class HttpClient:
 
             self._pool = urllib3.PoolManager(num_pools=16, maxsize=4)
         return self._pool
+
+    def forget_connections(self) -> None:
+        """After a SnapStart restore: no connection opened before the snapshot is reused."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.clear()
 
     @property
     def breakers(self) -> HostBreakers:

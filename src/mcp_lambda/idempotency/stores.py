@@ -11,6 +11,7 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import restore
 from ..aws import AwsBudget
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class DynamoDBIdempotencyStore:
         self._layers = _Layers()
         if client is not None:
             self._use(client)
+        else:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> DynamoDBClient:
@@ -85,6 +88,11 @@ class DynamoDBIdempotencyStore:
             self._use(self.budget.client("dynamodb"))
         assert self._client is not None
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client (and Powertools layers on it) of its own."""
+        self._client = None
+        self._layers = _Layers()
 
     def _use(self, client: DynamoDBClient) -> None:
         client.meta.events.register("after-call.dynamodb", self._count)

@@ -1,21 +1,26 @@
 """Reading a manifest file: YAML (with duplicate keys caught), then typed models, then the cross-field rules.
 
 Each tool and each entity is validated on its own, so one broken entry does not hide the problems of the others.
+A `.json` file is the same document compiled at build time (`scripts/manifest_compile.py`, run by `make build`):
+read with the json module, so the deployed function never imports PyYAML (nor ships it), and checked the same way.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import ManifestError, Problem
 from .errors import did_you_mean as _suggest
 from .models import FIELD_TYPES, EntitySpec, FieldSpec, HistoryCardRefresh, Manifest, ToolEntry, ToolOutput
 from .rules import semantic_problems, tool_name_problems
+
+if TYPE_CHECKING:
+    import yaml
 
 TOP_LEVEL_KEYS = ("tools", "entities")
 TYPE_SYNONYMS = {
@@ -46,7 +51,7 @@ def load_manifest(path: str | Path) -> Manifest:
 
 
 # A file that cannot be read as a mapping at all: its problem is reported alone (no tool can be said to be missing).
-UNREADABLE_RULES = frozenset({"unreadable", "yaml-syntax", "not-a-mapping"})
+UNREADABLE_RULES = frozenset({"unreadable", "yaml-syntax", "json-syntax", "not-a-mapping"})
 
 
 def lint_manifest(path: str | Path, tool_names: set[str] | None = None) -> list[Problem]:
@@ -77,16 +82,26 @@ def read_manifest(path: str | Path) -> tuple[Manifest, list[Problem], dict[str, 
     except OSError as exc:
         problem = Problem(file, "", "unreadable", f"cannot read the file: {exc.strerror}")
         return Manifest(source=file), [problem], declared, {}
-    try:
-        root_node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", None) or exc), line)
-        return Manifest(source=file), [problem], declared, {}
     lines: dict[str, int] = {}
-    problems = _walk_nodes(root_node, "", file, lines) if root_node is not None else []
+    if Path(path).suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            problem = Problem(file, "", "json-syntax", str(exc))
+            return Manifest(source=file), [problem], declared, {}
+        problems: list[Problem] = []
+    else:
+        import yaml  # here: a compiled (.json) manifest never needs it
+
+        try:
+            root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            problem = Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", None) or exc), line)
+            return Manifest(source=file), [problem], declared, {}
+        problems = _walk_nodes(root_node, "", file, lines) if root_node is not None else []
     manifest, structural, declared = _build(file, data)
     problems += structural + semantic_problems(manifest, declared["tools"], declared["entities"])
     return manifest, _with_lines(problems, lines), declared, lines
@@ -175,6 +190,8 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[str, ...]) -> list[str]:
 
 def _walk_nodes(node: yaml.Node, path: str, file: str, lines: dict[str, int]) -> list[Problem]:
     """Record each YAML path's line, and report keys given twice (PyYAML would silently keep the last)."""
+    import yaml
+
     lines.setdefault(path, node.start_mark.line + 1)
     problems: list[Problem] = []
     if isinstance(node, yaml.MappingNode):

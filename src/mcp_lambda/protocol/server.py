@@ -72,7 +72,9 @@ class McpServer:
                 invoker
                 if invoker is not None
                 else LambdaInvoker(
-                    settings.aws_lambda_function_name, budget=AwsBudget.from_settings(settings)
+                    settings.aws_lambda_function_name,
+                    version=settings.aws_lambda_function_version,
+                    budget=AwsBudget.from_settings(settings),
                 ),
                 executor,
                 contexts,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from .. import restore
 from ..aws import AwsBudget, AwsCallTimedOut
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
@@ -48,6 +49,8 @@ class DynamoDBSessionStore:
         self.writes = 0
         self.budget = budget or AwsBudget()
         self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> DynamoDBClient:
@@ -55,6 +58,10 @@ class DynamoDBSessionStore:
         if self._client is None:
             self._client = self.budget.client("dynamodb")
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
     def reset_counters(self) -> None:
         self.reads = self.writes = 0

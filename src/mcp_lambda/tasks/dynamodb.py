@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from .. import restore
 from ..aws import AwsBudget
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
@@ -41,6 +42,8 @@ class DynamoDBTaskStore:
         self.reads = 0
         self.writes = 0
         self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> DynamoDBClient:
@@ -49,6 +52,10 @@ class DynamoDBTaskStore:
             # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
             self._client = self.budget.client("dynamodb")
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
     def create(self, task: Task) -> None:
         self.writes += 1

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import restore
 from ..aws import AwsBudget
 
 if TYPE_CHECKING:
@@ -60,12 +61,17 @@ class LambdaInvoker:
         function_name: str | None,
         *,
         client: LambdaClient | None = None,
+        version: str | None = None,
         budget: AwsBudget | None = None,
     ) -> None:
         self.function_name = function_name
         self.budget = budget or AwsBudget()
+        # A published version (behind the alias) runs its workers on itself: the same code, the same snapshot.
+        self.qualifier = version if version and version != "$LATEST" else None
         self.invocations = 0
         self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
 
     @property
     def client(self) -> LambdaClient:
@@ -74,6 +80,10 @@ class LambdaInvoker:
             # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
             self._client = self.budget.client("lambda")
         return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
     def start(self, task_id: str, run: int) -> None:
         if not self.function_name:
@@ -86,6 +96,7 @@ class LambdaInvoker:
                 FunctionName=self.function_name,
                 InvocationType="Event",
                 Payload=json.dumps(task_event(task_id, run)).encode(),
+                **({"Qualifier": self.qualifier} if self.qualifier else {}),
             )
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "Unknown")

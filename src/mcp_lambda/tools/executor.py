@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..deadlines import DeadlineExceeded, run_off_loop, run_until
+from ..deadlines import DeadlineExceeded, run_blocking_until, run_until
 from ..downstream import DownstreamTimeout, DownstreamUnavailable
 from ..observability import (
     NoTelemetry,
@@ -378,8 +378,8 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
         kwargs[spec.context_param] = ctx
     if spec.is_async:
         return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
-    # Off the event loop, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
-    return await run_until(ctx.deadline, lambda: run_off_loop(spec.fn, **kwargs))
+    # On a worker thread, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
+    return run_blocking_until(ctx.deadline, spec.fn, **kwargs)
 
 
 def json_problem(value: Any) -> str | None:

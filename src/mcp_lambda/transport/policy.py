@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 
 def origin_allowed(origin: str | None, allowed: Iterable[str]) -> bool:
@@ -25,8 +26,9 @@ def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
     return any(pattern == "*" or fnmatchcase(host, pattern.lower()) for pattern in patterns)
 
 
-def _media_ranges(accept: str) -> list[str]:
-    return [part.split(";")[0].strip().lower() for part in accept.split(",") if part.strip()]
+@lru_cache(maxsize=64)  # a client sends the same Accept with every request
+def _media_ranges(accept: str) -> tuple[str, ...]:
+    return tuple(part.split(";")[0].strip().lower() for part in accept.split(",") if part.strip())
 
 
 def accepts_json(accept: str | None) -> bool:

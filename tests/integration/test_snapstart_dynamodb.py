@@ -1,0 +1,44 @@
+"""SnapStart against DynamoDB Local: a container whose hooks ran around a snapshot reconnects after the restore
+(a new client, new connections, credentials resolved again) and still serves the sessions it wrote before."""
+
+from __future__ import annotations
+
+import os
+
+import boto3
+from tests.support.business import TEST_BUSINESS
+from tests.support.lambda_client import LambdaClient, LegacyClient
+
+from mcp_lambda import snapshot
+from mcp_lambda.app import create_app
+from mcp_lambda.lambda_adapter import lambda_handler
+from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.settings import Settings
+
+
+def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
+    dynamodb_session_env: dict[str, str],
+) -> None:
+    settings = Settings.from_env({**os.environ, "BUSINESS": TEST_BUSINESS.name})
+    app = create_app(settings, TEST_BUSINESS)
+    handler = lambda_handler(app)
+    store = app.state.sessions
+    assert isinstance(store, DynamoDBSessionStore)
+
+    snapshot.before_snapshot(handler, settings)  # boto3 and the DynamoDB model loaded, no client made yet
+    assert store._client is None
+    legacy = LegacyClient(LambdaClient(handler))
+    legacy.initialize()  # the snapshot's environment served a request: its client and connections exist
+    before = store.client
+    before_credentials = before._request_signer._credentials
+    default_session = boto3.DEFAULT_SESSION
+
+    snapshot.after_restore()
+
+    assert store._client is None and boto3.DEFAULT_SESSION is not default_session
+    listed = legacy.request("tools/list")  # the session written before the snapshot, read after the restore
+    assert listed.status == 200 and listed.result["tools"]
+    after = store.client
+    assert after is not before  # its own connection pool
+    assert after._request_signer._credentials is not before_credentials  # credentials resolved again
+    assert store.reads >= 1
