@@ -13,9 +13,9 @@ and could otherwise hold the request as long as it likes. An attempt is never st
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from . import deadlines
+from . import deadlines, restore
 from .settings import Settings
 from .workers import call_within
 
@@ -77,6 +77,34 @@ class AwsBudget:
             return call_within(timeout, fn, *args, **kwargs)
         except TimeoutError:
             raise AwsCallTimedOut(f"no answer within {timeout:.3f} s") from None
+
+
+class BudgetedClient:
+    """Mixin for a component that owns one boto3 client of `aws_service` with its `budget`.
+
+    The client is made on first use (a container that never needs it never pays for boto3) and forgotten after a
+    SnapStart restore, so the restored environment makes its own; a client given by the caller is kept.
+    """
+
+    aws_service: ClassVar[str]
+    budget: AwsBudget
+    _client: Any
+
+    def _own_client(self, client: Any, budget: AwsBudget | None) -> None:
+        self.budget = budget or AwsBudget()
+        self._client = client
+        if client is None:
+            restore.on_restore(self.forget_client)
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self.budget.client(self.aws_service)
+        return self._client
+
+    def forget_client(self) -> None:
+        """After a SnapStart restore: the next call makes a client of this environment's own."""
+        self._client = None
 
 
 def client_config(settings: Settings) -> Config:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .. import restore
-from ..aws import AwsBudget, AwsCallTimedOut
+from ..aws import AwsBudget, AwsCallTimedOut, BudgetedClient
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
@@ -32,7 +31,9 @@ THROTTLE_CODES = frozenset(
 )
 
 
-class DynamoDBSessionStore:
+class DynamoDBSessionStore(BudgetedClient):
+    aws_service = "dynamodb"
+
     def __init__(
         self,
         table_name: str,
@@ -47,21 +48,8 @@ class DynamoDBSessionStore:
         self.retry_after_seconds = retry_after_seconds
         self.reads = 0
         self.writes = 0
-        self.budget = budget or AwsBudget()
-        self._client = client
-        if client is None:
-            restore.on_restore(self.forget_client)
-
-    @property
-    def client(self) -> DynamoDBClient:
-        # Created on first use: a container serving only stateless (2026-07-28) requests never pays for it.
-        if self._client is None:
-            self._client = self.budget.client("dynamodb")
-        return self._client
-
-    def forget_client(self) -> None:
-        """After a SnapStart restore: the next call makes a client of this environment's own."""
-        self._client = None
+        # Made on first use: a container serving only stateless (2026-07-28) requests never pays for it.
+        self._own_client(client, budget)
 
     def reset_counters(self) -> None:
         self.reads = self.writes = 0

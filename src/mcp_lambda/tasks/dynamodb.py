@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .. import restore
-from ..aws import AwsBudget
+from ..aws import AwsBudget, BudgetedClient
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
 if TYPE_CHECKING:
@@ -33,29 +32,16 @@ JSON_FIELDS = ("arguments", "client_capabilities", "pending", "answers")
 OPTIONAL_JSON_FIELDS = ("result", "error", "state")
 
 
-class DynamoDBTaskStore:
+class DynamoDBTaskStore(BudgetedClient):
+    aws_service = "dynamodb"
+
     def __init__(
         self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
     ) -> None:
         self.table_name = table_name
-        self.budget = budget or AwsBudget()
         self.reads = 0
         self.writes = 0
-        self._client = client
-        if client is None:
-            restore.on_restore(self.forget_client)
-
-    @property
-    def client(self) -> DynamoDBClient:
-        # Created on first use: a container that never serves a task never pays for it.
-        if self._client is None:
-            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
-            self._client = self.budget.client("dynamodb")
-        return self._client
-
-    def forget_client(self) -> None:
-        """After a SnapStart restore: the next call makes a client of this environment's own."""
-        self._client = None
+        self._own_client(client, budget)  # made on first use: a container that never serves a task never pays
 
     def create(self, task: Task) -> None:
         self.writes += 1

@@ -12,8 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import restore
-from ..aws import AwsBudget
+from ..aws import AwsBudget, BudgetedClient
 
 if TYPE_CHECKING:
     from mypy_boto3_lambda.client import LambdaClient
@@ -49,12 +48,14 @@ class TaskInvoker(Protocol):
         """Queue the worker invocation for `run` of the task; raises TaskStartFailed."""
 
 
-class LambdaInvoker:
+class LambdaInvoker(BudgetedClient):
     """`lambda:InvokeFunction` with `InvocationType=Event` on the function itself (AWS_LAMBDA_FUNCTION_NAME).
 
     Lambda queues the event and runs it with the function's full timeout, independent of API Gateway's 30 s.
     Locally `make run` answers the same Invoke API (AWS_ENDPOINT_URL_LAMBDA) and runs it on a worker thread.
     """
+
+    aws_service = "lambda"
 
     def __init__(
         self,
@@ -65,25 +66,10 @@ class LambdaInvoker:
         budget: AwsBudget | None = None,
     ) -> None:
         self.function_name = function_name
-        self.budget = budget or AwsBudget()
         # A published version (behind the alias) runs its workers on itself: the same code, the same snapshot.
         self.qualifier = version if version and version != "$LATEST" else None
         self.invocations = 0
-        self._client = client
-        if client is None:
-            restore.on_restore(self.forget_client)
-
-    @property
-    def client(self) -> LambdaClient:
-        # Created on first use (boto3 costs cold-start time a container without tasks never pays).
-        if self._client is None:
-            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
-            self._client = self.budget.client("lambda")
-        return self._client
-
-    def forget_client(self) -> None:
-        """After a SnapStart restore: the next call makes a client of this environment's own."""
-        self._client = None
+        self._own_client(client, budget)  # made on first use: a container without tasks never pays for boto3
 
     def start(self, task_id: str, run: int) -> None:
         if not self.function_name:
