@@ -16,6 +16,8 @@ import pytest
 from scripts import services
 from scripts.services import LocalService
 from tests.support.exactly_once import (
+    USER_1,
+    USER_2,
     Ledger,
     call,
     exactly_once_business,
@@ -30,9 +32,6 @@ from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda_dev.local.events import LocalContext
-
-USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
-USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
 
 Container = Callable[[], tuple[LambdaClient, DynamoDBIdempotencyStore]]
 

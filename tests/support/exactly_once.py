@@ -27,6 +27,10 @@ from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 from .lambda_client import POST_HEADERS, LambdaClient, Reply, modern_headers, modern_request
 
+# Two authenticated callers (API Gateway JWT authorizer claims), for keys scoped per principal.
+USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
+USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
+
 DECLINED = 40201
 
 

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from tests.support.exactly_once import (
     DECLINED,
+    USER_1,
+    USER_2,
     Ledger,
     call,
     exactly_once_business,
@@ -31,9 +33,6 @@ from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import ToolContext, ToolResult, ToolSignatureError, execution_result, tool
 from mcp_lambda_dev.local.events import LocalContext
-
-USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
-USER_2 = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
 
 
 @pytest.fixture
