@@ -13,17 +13,19 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.logging.filters import SuppressFilter
 from aws_lambda_powertools.logging.formatter import (
     RESERVED_LOG_ATTRS,
     LambdaPowertoolsFormatter,
     _get_context,
 )
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled  # Powertools' own rule
 
 from .log_format import render
 
@@ -130,13 +132,34 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
 
     def format(self, record: logging.LogRecord) -> str:
-        line = redact(self._json_line(record))
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:
-            # Inside a JSON string `\udXXX` is a valid escape, so the line stays valid JSON.
-            line = line.encode("utf-8", "backslashreplace").decode("utf-8")
-        return line
+        return _writable(redact(self._json_line(record)))
+
+    def event_line(self, levelname: str, message: str, fields: Mapping[str, Any]) -> str | None:
+        """The line `format` writes for a `levelname` record of `message` with `fields` as its extras, stamped
+        now, built without a LogRecord (the framework's per-call lines); None when this formatter's keys need a
+        real record (a key templated on a record attribute other than the level and the time)."""
+        if message[:1] in _JSON_STARTS:
+            return None
+        created = time.time()
+        stamp = _Stamp(created, int((created - int(created)) * 1000) + 0.0, levelname)
+        log: dict[str, Any] = {}
+        for source in (self.log_format, _get_context().get()):
+            for key, value in source.items():
+                if value and key in _RESERVED:
+                    if value == "%(levelname)s":
+                        log[key] = levelname
+                    elif value == "%(asctime)s":
+                        log[key] = self.formatTime(stamp)  # type: ignore[arg-type]
+                    else:
+                        return None
+                else:
+                    log[key] = value
+        for key, value in fields.items():
+            if key not in _RESERVED:
+                log[key] = value
+        log["message"] = message
+        log["xray_trace_id"] = self._get_latest_trace_id()
+        return _writable(redact(self.serialize(log={k: v for k, v in log.items() if v is not None})))
 
     def _json_line(self, record: logging.LogRecord) -> str:
         """What `LambdaPowertoolsFormatter.format` returns for `record`."""
@@ -199,6 +222,98 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
 _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 
 
+@dataclass(frozen=True)
+class _Stamp:
+    """What `formatTime` reads of a record."""
+
+    created: float
+    msecs: float
+    levelname: str
+
+
+def _writable(line: str) -> str:
+    """`line`, always writable as UTF-8: a lone surrogate becomes its JSON escape (`\\udXXX` is a valid escape
+    inside a JSON string, so the line stays valid JSON) instead of failing the write and losing the line."""
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return line
+
+
+# The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.
+_DIRECT_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, Any]) -> None:
+    """`logger.<level>(event, extra=fields)`, for the lines the framework writes on every call.
+
+    When `logger` is one of `get_logger`'s Powertools Loggers as it made it (its one JSON handler, no filter, no
+    custom record factory, no buffering, no ancestor handler that would see it), the line is built and written directly: the same bytes, ~10 µs sooner
+    (no LogRecord, caller lookup or handler chain). Any other logger, or one a test or a business has given a
+    handler or a filter, gets the ordinary call.
+    """
+    levelno = _DIRECT_LEVELS.get(level)
+    std = getattr(logger, "_logger", None)
+    if (
+        levelno is not None
+        and type(logger) is Logger
+        and type(std) is logging.Logger
+        and not getattr(logger, "_buffer_config", None)
+        and not std.filters
+        and len(std.handlers) == 1
+        and logging.getLogRecordFactory() is logging.LogRecord
+        and not (std.propagate and _ancestors_would_write(std, levelno))
+    ):
+        if not std.isEnabledFor(levelno):
+            return
+        handler = std.handlers[0]
+        formatter = handler.formatter
+        if (
+            type(handler) is logging.StreamHandler
+            and type(formatter) is RedactingFormatter
+            and not handler.filters
+            and levelno >= handler.level
+        ):
+            line = formatter.event_line(logging.getLevelName(levelno), event, fields)
+            if line is not None and _write(handler, line):
+                return
+    getattr(logger, level)(event, extra=dict(fields))
+
+
+def _ancestors_would_write(std: logging.Logger, levelno: int) -> bool:
+    """Whether a record of `std` would also reach a handler of an ancestor logger: one that Powertools has not
+    given its SuppressFilter for this service (in Lambda, the runtime's root handler has it; pytest's caplog
+    handler never does)."""
+    parent = std.parent
+    while parent is not None:
+        for handler in parent.handlers:
+            if levelno >= handler.level and not any(
+                type(f) is SuppressFilter and f.logger in std.name for f in handler.filters
+            ):
+                return True
+        if not parent.propagate:
+            return False
+        parent = parent.parent
+    return False
+
+
+def _write(handler: logging.StreamHandler[Any], line: str) -> bool:
+    """StreamHandler.emit for a formatted line; False (so the ordinary call writes and reports it) on failure."""
+    try:
+        with handler.lock:  # type: ignore[union-attr]
+            handler.stream.write(line + handler.terminator)
+            handler.flush()
+        return True
+    except Exception:
+        return False
+
+
 class HumanFormatter(RedactingFormatter):
     """The same redacted record as one compact line for a terminal (LOG_FORMAT=text, the make run default)."""
 
@@ -236,13 +351,6 @@ def get_logger(service: str, log_format: str = "json") -> Logger:
 def metrics_namespace() -> str:
     """Powertools' POWERTOOLS_METRICS_NAMESPACE, or our default."""
     return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_METRICS_NAMESPACE
-
-
-def _metrics_disabled() -> bool:
-    """Powertools' own rule (POWERTOOLS_METRICS_DISABLED, or POWERTOOLS_DEV without it)."""
-    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
-
-    return bool(is_metrics_disabled())
 
 
 def get_metrics(service: str) -> Metrics:
@@ -354,17 +462,16 @@ class ToolTelemetry:
             self._tracer = Tracer(service=self.service, patch_modules=("botocore",))
         return self._tracer
 
-    @contextmanager
-    def tool_call(self, tool_name: str) -> Iterator[ToolCallRecord]:
-        record = ToolCallRecord(tool_name)
-        started = time.perf_counter()
+    def tool_call(self, tool_name: str) -> AbstractContextManager[ToolCallRecord]:
         tracer = self.tracer
         if tracer is None:
-            try:
-                yield record
-            finally:
-                self._emit_metrics(record, started)
-            return
+            return _MeasuredCall(self, ToolCallRecord(tool_name))  # a plain class: no generator per call
+        return self._traced_call(tracer, tool_name)
+
+    @contextmanager
+    def _traced_call(self, tracer: Any, tool_name: str) -> Iterator[ToolCallRecord]:
+        record = ToolCallRecord(tool_name)
+        started = time.perf_counter()
         with tracer.provider.in_subsegment(f"## tool {tool_name}") as subsegment:
             try:
                 yield record
@@ -375,12 +482,28 @@ class ToolTelemetry:
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
-        if _metrics_disabled():  # Powertools' own switch
+        if is_metrics_disabled():  # Powertools' own switch
             return
         latency = round((time.perf_counter() - started) * 1000, 3)
         # To stdout, as Powertools' Metrics print theirs, in one write: print() writes the newline apart, and the
         # records of two threads could run together on one line.
         sys.stdout.write(self._emf.blob(record.tool_name, record.outcome, latency) + "\n")
+
+
+class _MeasuredCall:
+    """`ToolTelemetry.tool_call` without tracing: the call's EMF record when the block ends."""
+
+    __slots__ = ("record", "started", "telemetry")
+
+    def __init__(self, telemetry: ToolTelemetry, record: ToolCallRecord) -> None:
+        self.telemetry, self.record = telemetry, record
+
+    def __enter__(self) -> ToolCallRecord:
+        self.started = time.perf_counter()
+        return self.record
+
+    def __exit__(self, *exc: object) -> None:
+        self.telemetry._emit_metrics(self.record, self.started)
 
 
 class NoTelemetry:

@@ -25,6 +25,7 @@ from ..observability import (
     NoTelemetry,
     ToolTelemetry,
     current_correlation_id,
+    log_event,
     new_error_id,
     summarize_arguments,
 )
@@ -320,9 +321,11 @@ class _Call:
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)
-        self.log.info(
+        log_event(
+            self.log,
+            "info",
             "mcp_tool_call_started",
-            extra={**self.base, "event": "mcp_tool_call_started", "arguments": summary},
+            {**self.base, "event": "mcp_tool_call_started", "arguments": summary},
         )
 
     def finish(
@@ -339,7 +342,7 @@ class _Call:
             "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
             **fields,
         }
-        getattr(self.log, level)(event, extra=extra)
+        log_event(self.log, level, event, extra)
 
     def failed(self, rule: ErrorRule, exc: BaseException | None, error_type: str | None = None) -> ToolResult:
         fields: dict[str, Any] = {}
@@ -368,8 +371,7 @@ def _admitted(**kwargs: Any) -> None:
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
-        text = json.dumps(dict(arguments), ensure_ascii=False)
-        kwargs = dict(spec.arguments.model_validate_json(text))
+        kwargs = dict(spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments))))
     elif "arguments" in spec.arguments_accepted:
         kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
     else:
@@ -382,10 +384,15 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     return run_blocking_until(ctx.deadline, spec.fn, **kwargs)
 
 
+# Made once: json.dumps with any option makes an encoder per call.
+_STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
+
+
 def json_problem(value: Any) -> str | None:
     """None when `value` encodes as strict JSON (no NaN/Infinity); else where and why it does not."""
     try:
-        json.dumps(value, allow_nan=False, separators=(",", ":"))
+        _STRICT_JSON.encode(value)
         return None
     except (ValueError, TypeError, RecursionError):
         return _locate(value, "result", 0) or "result cannot be encoded as JSON"

@@ -78,8 +78,12 @@ def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
+# Made once: json.dumps with any option makes an encoder per call.
+_TEXT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _TEXT_JSON.encode(value)
 
 
 def entities(items: Sequence[Mapping[str, Any]], text: str | None = None) -> ToolResult:

@@ -1,0 +1,189 @@
+"""`log_event`: the framework's per-call lines written without a LogRecord are byte for byte the lines the
+Logger writes for the same fields, and every logger that is not exactly as `get_logger` made it (a filter, a
+second handler, an ancestor handler that would also see the line, a record factory, a key templated on a record
+attribute) gets the ordinary call."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aws_lambda_powertools import Logger
+
+from mcp_lambda.observability import get_logger, log_event, register_secret_value
+
+FIELDS: dict[str, Any] = {
+    "request_id": "req-1",
+    "jsonrpc_id": 7,
+    "tool_name": "search_routes",
+    "event": "mcp_tool_call_finished",
+    "outcome": "success",
+    "code": 0,
+    "error_type": None,  # None values are left out, as Powertools does
+    "arguments": {"origin": "guomao", "note": "str[3]", "nested": {"a": [1, 2.5, True]}},
+    "caller": "\ud800 lone surrogate",  # written as its JSON escape, never a failed write
+    "duration_ms": 0.123,
+}
+
+
+class Counted:
+    """Counts LogRecords made: the ordinary path makes one per line, the direct path none."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.made = 0
+        original = logging.Logger.makeRecord
+
+        def make(logger: logging.Logger, *args: Any, **kwargs: Any) -> logging.LogRecord:
+            self.made += 1
+            return original(logger, *args, **kwargs)
+
+        monkeypatch.setattr(logging.Logger, "makeRecord", make)
+
+
+@pytest.fixture
+def service() -> Iterator[tuple[Logger, io.StringIO]]:
+    """A fresh service logger writing to a buffer."""
+    logger = get_logger(f"svc-{uuid.uuid4().hex[:8]}")
+    stream = io.StringIO()
+    logger.registered_handler.setStream(stream)  # type: ignore[attr-defined]
+    yield logger, stream
+
+
+def _no_root_handlers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take pytest's capture handlers off the root logger for this test (they are added after the fixtures):
+    as in Lambda, where the runtime's root handler carries Powertools' SuppressFilter."""
+    monkeypatch.setattr(logging.root, "handlers", [])
+
+
+def _two_lines(logger: Logger, stream: io.StringIO, level: str = "info") -> tuple[str, str]:
+    """The direct line and the ordinary one for FIELDS, timestamps made equal."""
+    log_event(logger, level, "mcp_tool_call_finished", FIELDS)
+    getattr(logger, level)("mcp_tool_call_finished", extra=dict(FIELDS))
+    direct, ordinary = stream.getvalue().splitlines()
+    a, b = json.loads(direct), json.loads(ordinary)
+    a["timestamp"] = b["timestamp"] = "T"
+    return json.dumps(a), json.dumps(b)
+
+
+def test_the_direct_line_is_the_loggers_line(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    counted = Counted(monkeypatch)
+    direct, ordinary = _two_lines(logger, stream)
+    assert direct == ordinary  # same keys, same order, same values
+    assert counted.made == 1  # only the ordinary call made a record
+    line = json.loads(stream.getvalue().splitlines()[0])
+    assert line["level"] == "INFO" and line["message"] == "mcp_tool_call_finished"
+    assert "error_type" not in line and line["caller"] == "\ud800 lone surrogate"
+    assert "\\ud800" in stream.getvalue().splitlines()[0]  # escaped: the line is valid UTF-8
+
+
+def test_appended_and_context_keys_secrets_and_levels_are_kept(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    logger.append_keys(correlation_id="corr-9", tenant="t-1")
+    register_secret_value("guomao")
+    monkeypatch.setenv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8")
+    counted = Counted(monkeypatch)
+    with logger.append_context_keys(task_id="task-3"):
+        direct, ordinary = _two_lines(logger, stream, "warning")
+    assert direct == ordinary and counted.made == 1
+    line = json.loads(direct)
+    assert line["level"] == "WARNING" and line["tenant"] == "t-1" and line["task_id"] == "task-3"
+    assert line["arguments"]["origin"] == "***"  # a registered secret value is masked on both paths
+
+
+def test_a_line_below_the_level_is_not_written(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    logger.setLevel(logging.WARNING)
+    log_event(logger, "info", "mcp_tool_call_started", FIELDS)
+    assert stream.getvalue() == ""
+
+
+def _ordinary_only(logger: Logger, stream: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> int:
+    counted = Counted(monkeypatch)
+    log_event(logger, "info", "mcp_tool_call_started", FIELDS)
+    return counted.made
+
+
+def test_a_filter_on_the_handler_gets_the_ordinary_call(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    logger.registered_handler.addFilter(lambda record: False)  # type: ignore[attr-defined]
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    assert stream.getvalue() == ""  # ...which the filter then refused
+
+
+def test_a_second_handler_or_a_logger_filter_gets_the_ordinary_call(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    extra = io.StringIO()
+    logging.getLogger(logger.name).addHandler(logging.StreamHandler(extra))
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    assert stream.getvalue() and extra.getvalue()  # both handlers saw the line
+
+
+def test_an_ancestor_handler_that_would_see_the_line_gets_the_ordinary_call(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    root = io.StringIO()
+    monkeypatch.setattr(logging.root, "handlers", [logging.StreamHandler(root)])  # like pytest's caplog
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    assert stream.getvalue() and root.getvalue()
+
+
+def test_a_root_handler_with_powertools_suppress_filter_keeps_the_direct_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # In Lambda the runtime's root handler exists before the Logger, which gives it a SuppressFilter.
+    root = io.StringIO()
+    monkeypatch.setattr(logging.root, "handlers", [logging.StreamHandler(root)])
+    logger = get_logger(f"svc-{uuid.uuid4().hex[:8]}")
+    stream = io.StringIO()
+    logger.registered_handler.setStream(stream)  # type: ignore[attr-defined]
+    counted = Counted(monkeypatch)
+    log_event(logger, "info", "mcp_tool_call_started", FIELDS)
+    assert counted.made == 0 and stream.getvalue() and root.getvalue() == ""
+
+
+def test_a_record_factory_or_a_templated_key_gets_the_ordinary_call(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    factory = logging.getLogRecordFactory()
+    monkeypatch.setattr(logging, "_logRecordFactory", lambda *a, **k: factory(*a, **k))
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    monkeypatch.setattr(logging, "_logRecordFactory", factory)
+    logger.append_keys(location="%(funcName)s:%(lineno)d")  # needs the caller: only a record has it
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    assert json.loads(stream.getvalue().splitlines()[-1])["location"].startswith("log_event:")
+
+
+def test_any_other_logger_gets_the_ordinary_call() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    class Recorder:
+        def info(self, msg: str, *args: Any, **kwargs: Any) -> None:
+            seen.append((msg, kwargs["extra"]))
+
+    log_event(Recorder(), "info", "mcp_tool_call_started", FIELDS)  # type: ignore[arg-type]
+    assert seen == [("mcp_tool_call_started", FIELDS)]
