@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 import timeit
 
@@ -26,6 +28,8 @@ def main() -> None:
         # An anonymous caller's context (subscribe_product keeps what it stores per caller).
         ctx = ToolContext(request_id=1, tool_name=name, logger=logging.getLogger("bench"))
         result = spec.fn(**dict(spec.arguments.model_validate(arguments)), ctx=ctx)
+        if inspect.iscoroutine(result):  # an `async def` tool
+            result = asyncio.run(result)
         assert bound.check(name, result) == [], name
         runs = 20_000
         seconds = min(timeit.repeat(lambda: bound.check(name, result), number=runs, repeat=3))  # noqa: B023

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterator
+import types
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -81,17 +82,49 @@ def request_deadline(lambda_remaining_ms: float | None, request_deadline_ms: int
 
 
 async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
-    """Await `start()`, cancelling it at the deadline (DeadlineExceeded); nothing starts once it has passed."""
+    """Await `start()`, cancelling it at the deadline (DeadlineExceeded); nothing starts once it has passed.
+
+    Its first step runs at once, as `await` would run it: most tools never wait on anything, and one that
+    finishes there needs no timer (arming and cancelling the loop's timer is most of this function's cost
+    otherwise). Only one that waits goes on under `asyncio.timeout`, which can cancel it only while it waits.
+    """
     if deadline.expired:
         raise DeadlineExceeded("the request deadline has passed")
+    steps = start().__await__()
+    try:
+        waiting_on = steps.send(None)
+    except StopIteration as done:
+        return done.value
     remaining = deadline.remaining_seconds()
     try:
         async with asyncio.timeout(remaining if math.isfinite(remaining) else None) as scope:
-            return await start()
+            return await _resumed(steps, waiting_on)
     except TimeoutError:
         if scope.expired():  # our timeout, not one the work raised itself
             raise DeadlineExceeded("the request deadline passed before the work finished") from None
         raise
+
+
+@types.coroutine
+def _resumed(steps: Generator[Any, Any, Any], waiting_on: Any) -> Generator[Any, Any, Any]:
+    """The rest of an awaitable that has taken its first step and is waiting on `waiting_on`: what `await`
+    (`yield from`, PEP 380) does from there, passing the task's wake-ups, throws and close to it."""
+    while True:
+        try:
+            sent = yield waiting_on
+        except GeneratorExit:
+            steps.close()
+            raise
+        except BaseException as exc:  # a cancellation (the deadline), or whatever the task throws in
+            try:
+                waiting_on = steps.throw(exc)
+            except StopIteration as done:
+                return done.value
+        else:
+            try:
+                waiting_on = steps.send(sent)
+            except StopIteration as done:
+                return done.value
 
 
 def run_blocking_until(deadline: Deadline, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

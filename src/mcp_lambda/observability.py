@@ -140,8 +140,6 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         real record (a key templated on a record attribute other than the level and the time)."""
         if message[:1] in _JSON_STARTS:
             return None
-        created = time.time()
-        stamp = _Stamp(created, int((created - int(created)) * 1000) + 0.0, levelname)
         log: dict[str, Any] = {}
         for source in (self.log_format, _get_context().get()):
             for key, value in source.items():
@@ -149,7 +147,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
                     if value == "%(levelname)s":
                         log[key] = levelname
                     elif value == "%(asctime)s":
-                        log[key] = self.formatTime(stamp)  # type: ignore[arg-type]
+                        log[key] = self.formatTime(_Stamp(time.time()))  # type: ignore[arg-type]
                     else:
                         return None
                 else:
@@ -159,7 +157,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
                 log[key] = value
         log["message"] = message
         log["xray_trace_id"] = self._get_latest_trace_id()
-        return _writable(redact(self.serialize(log={k: v for k, v in log.items() if v is not None})))
+        line = redact(self.serialize(log={k: v for k, v in log.items() if v is not None}))
+        return line if line.isascii() else _writable(line)
 
     def _json_line(self, record: logging.LogRecord) -> str:
         """What `LambdaPowertoolsFormatter.format` returns for `record`."""
@@ -222,13 +221,14 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
 _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 
 
-@dataclass(frozen=True)
 class _Stamp:
     """What `formatTime` reads of a record."""
 
-    created: float
-    msecs: float
-    levelname: str
+    __slots__ = ("created", "msecs")
+
+    def __init__(self, created: float) -> None:
+        self.created = created
+        self.msecs = int((created - int(created)) * 1000) + 0.0  # LogRecord's own rule
 
 
 def _writable(line: str) -> str:
@@ -307,8 +307,9 @@ def _write(handler: logging.StreamHandler[Any], line: str) -> bool:
     """StreamHandler.emit for a formatted line; False (so the ordinary call writes and reports it) on failure."""
     try:
         with handler.lock:  # type: ignore[union-attr]
-            handler.stream.write(line + handler.terminator)
-            handler.flush()
+            stream = handler.stream
+            stream.write(line + handler.terminator)
+            stream.flush()  # StreamHandler.flush, without taking the lock a second time
         return True
     except Exception:
         return False
@@ -482,12 +483,28 @@ class ToolTelemetry:
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
-        if is_metrics_disabled():  # Powertools' own switch
+        if _metrics_disabled():
             return
         latency = round((time.perf_counter() - started) * 1000, 3)
         # To stdout, as Powertools' Metrics print theirs, in one write: print() writes the newline apart, and the
         # records of two threads could run together on one line.
         sys.stdout.write(self._emf.blob(record.tool_name, record.outcome, latency) + "\n")
+
+
+# The two variables as last read, and Powertools' answer for them: one tuple, which threads replace whole.
+_UNSET: tuple[tuple[str | None, str | None], bool] = ((None, None), False)
+_METRICS_SWITCH = _UNSET
+
+
+def _metrics_disabled() -> bool:
+    """Powertools' own switch (`is_metrics_disabled`: POWERTOOLS_METRICS_DISABLED, or POWERTOOLS_DEV without it),
+    asked again only when either variable has changed: the variables are read on every call, the rule is not."""
+    global _METRICS_SWITCH
+    seen = (os.environ.get("POWERTOOLS_METRICS_DISABLED"), os.environ.get("POWERTOOLS_DEV"))
+    switch = _METRICS_SWITCH
+    if seen != switch[0] or switch is _UNSET:
+        switch = _METRICS_SWITCH = (seen, bool(is_metrics_disabled()))
+    return switch[1]
 
 
 class _MeasuredCall:

@@ -58,7 +58,32 @@ def own_timeout(ctx: ToolContext) -> ToolResult:
     raise TimeoutError("the socket timed out")
 
 
-BUSINESS = Business(name="deadlines", tools=[waits_async, waits_sync, remaining, own_timeout])
+@tool(description="Use to test an async tool that waits a few times, then answers or fails.")
+async def waits_then_answers(ctx: ToolContext, fail: bool = False, wait_ms: int = 0) -> ToolResult:
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    loop.call_soon(ready.set_result, 41)
+    value = await ready  # a future another callback resolves
+    await asyncio.sleep(0)  # a bare yield to the loop
+    try:
+        await asyncio.sleep(wait_ms / 1000)
+    except asyncio.CancelledError:
+        STATE["late_cancelled"] = True
+        raise
+    if fail:
+        raise LookupError("after waiting")
+    return execution_result({"value": value + 1})
+
+
+@tool(description="Use to test an async tool that fails before it waits on anything.")
+async def fails_at_once(ctx: ToolContext) -> ToolResult:
+    raise TimeoutError("its own timeout, raised before any wait")
+
+
+BUSINESS = Business(
+    name="deadlines",
+    tools=[waits_async, waits_sync, remaining, own_timeout, waits_then_answers, fails_at_once],
+)
 SHORT = Settings(business="deadlines", request_deadline_ms=600, deadline_margin_ms=100)
 
 
@@ -139,3 +164,20 @@ def test_a_timeout_the_tool_raises_itself_is_an_internal_error_not_the_deadline(
 def test_the_margin_must_leave_time_before_the_deadline() -> None:
     with pytest.raises(SettingsError, match="DEADLINE_MARGIN_MS must be less than REQUEST_DEADLINE_MS"):
         Settings.from_env({"REQUEST_DEADLINE_MS": "500", "DEADLINE_MARGIN_MS": "500"})
+
+
+def test_an_async_tool_that_waits_gets_what_it_waited_for(modern: ModernClient) -> None:
+    # Its first step runs at once; the rest runs under the deadline's timer, wake-ups passed through.
+    assert modern.call_tool("waits_then_answers").result["structuredContent"] == {"value": 42}
+    failed = modern.call_tool("waits_then_answers", {"fail": True}).result["structuredContent"]
+    assert failed["code"] == 50000  # an exception after a wait is the tool's own, logged with an error id
+
+
+def test_an_async_tool_cancelled_at_the_deadline_after_its_first_waits(modern: ModernClient) -> None:
+    STATE.clear()
+    reply = modern.call_tool("waits_then_answers", {"wait_ms": 30_000})
+    assert reply.result["structuredContent"]["code"] == 50400 and STATE["late_cancelled"] is True
+
+
+def test_an_async_tool_failing_in_its_first_step_is_its_own_failure(modern: ModernClient) -> None:
+    assert modern.call_tool("fails_at_once").result["structuredContent"]["code"] == 50000

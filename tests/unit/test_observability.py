@@ -167,6 +167,29 @@ def test_each_tool_call_gets_a_subsegment_annotated_with_tool_and_outcome(
     assert tracer.subsegments[0][1].annotations == {"tool": "search_routes", "outcome": "business_error"}
 
 
+def test_powertools_metrics_switches_are_followed_call_by_call(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    telemetry = ToolTelemetry("testbiz", tracing=False)
+
+    def emitted() -> bool:
+        capsys.readouterr()
+        with telemetry.tool_call("search_routes"):
+            pass
+        return '"_aws"' in capsys.readouterr().out
+
+    monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    assert emitted()
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    assert not emitted()
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED")
+    monkeypatch.setenv("POWERTOOLS_DEV", "true")  # dev mode without the switch: off, as in Powertools
+    assert not emitted()
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    assert emitted()
+
+
 def test_each_tool_call_emits_emf_calls_errors_and_latency(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

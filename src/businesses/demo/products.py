@@ -36,7 +36,7 @@ ProductId = Annotated[
     annotations={"title": "Search products"},
     safe_fields=("keyword", "category", "max_price_yuan", "sort", "limit"),
 )
-def search_products(
+async def search_products(
     keyword: Annotated[
         str,
         Field(

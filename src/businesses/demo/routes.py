@@ -30,6 +30,8 @@ DepartureDate = Annotated[
 ]
 
 
+# `async def`: these tools only compute, so they run on the request's event loop with no worker-thread hand-off.
+# A tool that blocks (a client without asyncio, time.sleep) stays a plain `def` (see products.subscribe_product).
 @tool(
     description=(
         "Use when the user asks how to get from one place in Beijing to another and wants a route to follow, "
@@ -43,7 +45,7 @@ DepartureDate = Annotated[
     annotations={"title": "Search a route"},
     safe_fields=("origin", "destination", "travel_mode", "departure_date"),
 )
-def search_routes(
+async def search_routes(
     origin: Origin,
     ctx: ToolContext,
     destination: Destination = None,
@@ -58,8 +60,8 @@ def search_routes(
         )
     if destination == origin:
         return business_error(codes.SAME_ORIGIN_AND_DESTINATION, "Origin and destination are the same place.")
-    route = plan(origin, destination, travel_mode, departure_date)
-    return entities([route.as_entity()], text=f"Found 1 route: {route.as_entity()['summary']}")
+    entity = plan(origin, destination, travel_mode, departure_date).as_entity()
+    return entities([entity], text=f"Found 1 route: {entity['summary']}")
 
 
 @tool(
@@ -74,7 +76,7 @@ def search_routes(
     annotations={"title": "Compare routes (no card)"},
     safe_fields=("origin", "destination", "travel_modes"),
 )
-def search_routes_for_reference(
+async def search_routes_for_reference(
     origin: Origin,
     destination: Annotated[PlaceId, Field(description=f"Where the trip ends. One of: {PLACE_HELP}.")],
     ctx: ToolContext,
