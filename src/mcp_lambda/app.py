@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from starlette.requests import Request
@@ -21,11 +21,13 @@ from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
 from .sessions import SessionStore, build_session_store
 from .settings import Settings, get_settings
-from .tasks import TaskInvoker, TaskStore
 from .tools import Business, load_business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
 from .transport import McpEndpoint, http_error
+
+if TYPE_CHECKING:
+    from .tasks import TaskInvoker, TaskStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both).

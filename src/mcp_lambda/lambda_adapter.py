@@ -16,7 +16,6 @@ from mangum import Mangum
 
 from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
-from .tasks import parse_task_event
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -26,7 +25,7 @@ def lambda_handler(app: FastAPI) -> LambdaHandler:
     logger: ToolLogger | None = getattr(app.state, "logger", None)
 
     def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        job = parse_task_event(event)
+        job = task_job(event)
         if job is not None:
             task_id, run = job
             outcome: dict[str, Any] = app.state.run_task(
@@ -49,6 +48,16 @@ def lambda_handler(app: FastAPI) -> LambdaHandler:
         return response
 
     return handle
+
+
+def task_job(event: Any) -> tuple[str, int] | None:
+    """(task id, run) of a task worker event. An API Gateway event always carries `requestContext`, which a task
+    event never does: HTTP requests are answered without loading the task modules."""
+    if isinstance(event, dict) and "requestContext" in event:
+        return None
+    from .tasks import parse_task_event
+
+    return parse_task_event(event)
 
 
 def unreadable_host(event: dict[str, Any]) -> str | None:

@@ -63,7 +63,7 @@ class ToolOutput(BaseModel):
     model_config = _STRICT
 
     kind: OutputKind
-    entity_types: list[str] = Field(default_factory=list)
+    entity_types: list[str] = []  # copied per instance by pydantic (see ToolResult.content)
 
 
 class ToolEntry(BaseModel):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import deadlines
 from ..idempotency import Caller
-from ..tasks import Task
 from ..tools.context import Services, TaskControl, ToolContext
 from .scope import CallScope
+
+if TYPE_CHECKING:
+    from ..tasks import Task
 
 TOOL_CALL_ID_KEYS = ("tool_call_id", "toolCallId", "io.modelcontextprotocol/toolCallId")
 # This round's answers, and the previous round's verified state (multi round-trip, 2026-07-28).

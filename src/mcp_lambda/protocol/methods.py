@@ -13,7 +13,7 @@ from .pagination import listing
 from .params import check_depth, optional_object, required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
-from .tasks import TaskMethods
+from .task_extension import TaskApi
 
 
 class ToolMethods:
@@ -25,7 +25,7 @@ class ToolMethods:
         rounds: Rounds,
         page_size: int,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
-        tasks: TaskMethods | None = None,
+        tasks: TaskApi | None = None,
     ) -> None:
         self.business = business
         self.calls = calls  # the executor, behind the exactly-once store

@@ -24,7 +24,7 @@ from .jsonrpc import (
 from .methods import ToolMethods
 from .rounds import Rounds
 from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound, idempotency_key_of
-from .tasks import TASKS_EXTENSION, TaskMethods, declares_tasks, missing_tasks_extension
+from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
 from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .wire_tables import (
     CACHEABLE_METHODS,
@@ -52,7 +52,7 @@ class ModernEra:
         rounds: Rounds,
         server_info: dict[str, Any],
         list_ttl_ms: int,
-        tasks: TaskMethods | None = None,
+        tasks: TaskApi | None = None,
     ) -> None:
         self.business = business
         self.features = features

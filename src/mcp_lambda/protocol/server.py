@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..aws import AwsBudget
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
 from ..settings import Settings
-from ..tasks import LambdaInvoker, TaskInvoker, TaskStore, build_task_store
 from ..tools import Business
 from ..tools.context import Services
 from ..tools.executor import ToolExecutor
@@ -20,7 +19,10 @@ from .methods import ToolMethods
 from .modern import ModernEra
 from .rounds import Rounds
 from .scope import Inbound, Outbound
-from .tasks import TaskMethods, TaskSettings
+from .task_extension import TaskApi, TasksOnFirstUse
+
+if TYPE_CHECKING:
+    from ..tasks import TaskInvoker, TaskStore
 
 
 def server_info_of(business: Business) -> dict[str, Any]:
@@ -33,7 +35,7 @@ def server_info_of(business: Business) -> dict[str, Any]:
 class McpServer:
     """The protocol layer's single entry: `handle(inbound) -> outbound`, whatever the revision."""
 
-    def __init__(self, legacy: LegacyEra, modern: ModernEra, tasks: TaskMethods | None = None) -> None:
+    def __init__(self, legacy: LegacyEra, modern: ModernEra, tasks: TaskApi | None = None) -> None:
         self.legacy = legacy
         self.modern = modern
         self.tasks = tasks  # None when no tool of the business may run as a task
@@ -66,22 +68,31 @@ class McpServer:
         )
         task_methods = None
         if any(spec.task != "forbidden" for spec in business.tools):
-            task_methods = TaskMethods(
-                business,
-                tasks if tasks is not None else build_task_store(settings),
-                invoker
-                if invoker is not None
-                else LambdaInvoker(
-                    settings.aws_lambda_function_name,
-                    version=settings.aws_lambda_function_version,
-                    budget=AwsBudget.from_settings(settings),
-                ),
-                executor,
-                contexts,
-                TaskSettings(
-                    settings.task_ttl_ms, settings.task_poll_interval_ms, settings.task_worker_timeout_seconds
-                ),
-            )
+
+            def build_task_methods() -> TaskApi:
+                from ..tasks import LambdaInvoker, build_task_store  # the first task request loads them
+                from .tasks import TaskMethods, TaskSettings
+
+                return TaskMethods(
+                    business,
+                    tasks if tasks is not None else build_task_store(settings),
+                    invoker
+                    if invoker is not None
+                    else LambdaInvoker(
+                        settings.aws_lambda_function_name,
+                        version=settings.aws_lambda_function_version,
+                        budget=AwsBudget.from_settings(settings),
+                    ),
+                    executor,
+                    contexts,
+                    TaskSettings(
+                        settings.task_ttl_ms,
+                        settings.task_poll_interval_ms,
+                        settings.task_worker_timeout_seconds,
+                    ),
+                )
+
+            task_methods = TasksOnFirstUse(build_task_methods)
         tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
         features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
         info = server_info_of(business)

@@ -46,9 +46,8 @@ from .jsonrpc import (
 from .params import required_string
 from .rounds import missing_capabilities
 from .scope import CallScope, Handler
+from .task_extension import missing_tasks_extension
 
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-REQUIRED_CAPABILITIES: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}}
 # What a task keeps of the client's declarations (DynamoDB items stop at 400 KB): refuse, never truncate.
 MAX_STORED_CAPABILITY_BYTES = 16 * 1024
 MAX_STATUS_MESSAGE = 500
@@ -56,20 +55,6 @@ CREATE_ATTEMPTS = 3  # a (192-bit) id collision just draws another
 # Rounds a task may go through inside one worker invocation when a tool asks again with state only.
 MAX_STATE_ONLY_ROUNDS = 16
 T = TypeVar("T")
-
-
-def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
-    """Whether the request's client capabilities (`_meta`) include the tasks extension."""
-    extensions = capabilities.get("extensions")
-    return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
-
-
-def missing_tasks_extension(what: str) -> RpcError:
-    return RpcError(
-        MISSING_CLIENT_CAPABILITY,
-        f"Missing required client capability: extensions[{TASKS_EXTENSION}] ({what})",
-        data={"requiredCapabilities": REQUIRED_CAPABILITIES},
-    )
 
 
 def iso(timestamp: float) -> str:

@@ -21,7 +21,8 @@ def new_session_id() -> str:
 class Session(BaseModel):
     """One legacy MCP session: what initialize negotiated, and who may use it."""
 
-    model_config = ConfigDict(frozen=True)
+    # Built on the first legacy initialize: a container serving 2026-07-28 only never needs the validator.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     protocol_version: str

@@ -52,7 +52,8 @@ class TaskTooLarge(ValueError):
 class Task(BaseModel):
     """One task: who asked for what, where it stands, and its outcome. Timestamps are epoch seconds."""
 
-    model_config = ConfigDict(frozen=True)
+    # Built on the first task request (or before a SnapStart snapshot): most containers never serve one.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     task_id: str
     business: str

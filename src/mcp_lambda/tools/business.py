@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +83,8 @@ def known_businesses() -> list[str]:
         package = importlib.import_module("businesses")
     except ModuleNotFoundError:
         return []
+    import pkgutil  # only for the list of known businesses (an error message, the dev tools): not at start-up
+
     names = [module.name for module in pkgutil.iter_modules(package.__path__) if module.ispkg]
     return list(dict.fromkeys(names))
 
