@@ -18,20 +18,18 @@ passes walk only what requests allocate, and the little start-up garbage (~0.3 M
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 gc.disable()
-
-from typing import Any  # noqa: E402
-
-from aws_lambda_powertools import Logger  # noqa: E402
-from aws_lambda_powertools.metrics.functions import is_metrics_disabled  # noqa: E402
-
-from . import snapshot  # noqa: E402
-from .app import create_app  # noqa: E402
-from .lambda_adapter import lambda_handler  # noqa: E402
-from .observability import get_metrics  # noqa: E402
-
 try:
+    from aws_lambda_powertools import Logger
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+    from . import snapshot
+    from .app import create_app
+    from .lambda_adapter import lambda_handler
+    from .observability import get_metrics
+
     app = create_app()
     logger: Logger = app.state.logger
     metrics = get_metrics(logger.service)

@@ -371,7 +371,9 @@ def _admitted(**kwargs: Any) -> None:
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
-        kwargs = dict(spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments))))
+        validated = spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments)))
+        # What dict(validated) gives, without its failed lookup of a `keys` attribute first (~4 µs).
+        kwargs = {**validated.__dict__, **(validated.__pydantic_extra__ or {})}
     elif "arguments" in spec.arguments_accepted:
         kwargs = {"arguments": dict(arguments)}  # a hand-written schema: the tool validates its own input
     else:
