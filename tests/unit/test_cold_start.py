@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.processes import HANDLER_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {
-    "PATH": os.environ.get("PATH", ""),
-    "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}",
-    "BUSINESS": "demo",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-    "POWERTOOLS_TRACE_DISABLED": "true",
-}
+ENV = HANDLER_ENV
 
 GC_STATE = r"""
 import gc, json, sys

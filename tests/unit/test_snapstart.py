@@ -14,6 +14,7 @@ from typing import Any
 
 import boto3
 import pytest
+from tests.support.processes import HANDLER_ENV
 
 from mcp_lambda import restore, snapshot
 from mcp_lambda.downstream import HttpClient
@@ -22,13 +23,7 @@ from mcp_lambda.tasks.invoke import LambdaInvoker
 from mcp_lambda_dev.local.lambda_service import LocalLambda
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {
-    "PATH": os.environ.get("PATH", ""),
-    "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}",
-    "BUSINESS": "demo",
-    "POWERTOOLS_METRICS_DISABLED": "true",
-    "POWERTOOLS_TRACE_DISABLED": "true",
-}
+ENV = HANDLER_ENV
 
 # One container initialized once (the snapshot), then three environments resumed from it (forks): two restored
 # through the hook, one without it. Each mints a legacy session id through the deployed handler and draws from
