@@ -7,7 +7,8 @@ every new environment of that version from the snapshot instead of initializing 
   Importing the code, building the app, binding the manifest and compiling the argument validators is what the
   handler module does anyway; this hook then serves a stateless `server/discover` and `tools/list` in process
   (the first request's lazy imports and caches), loads what only some requests load on first use (the tasks
-  extension's modules, the Task and legacy Session validators), and, when the settings use an AWS service,
+  extension's modules, the Task and legacy Session validators, the tools' argument validators where `make
+  build` compiled their schemas), and, when the settings use an AWS service,
   imports boto3 and loads those services' API models.
 - After the restore, in each environment before its first request: renew what must not be shared between
   environments resumed from one snapshot. `random` is reseeded (os.urandom and `secrets`, which mint session ids,
@@ -54,7 +55,7 @@ def before_snapshot(handler: Handler, settings: Settings | None = None) -> None:
         response = handler(warm_up_event(method), _SnapshotContext())
         if response.get("statusCode") != 200:
             raise RuntimeError(f"SnapStart warm-up: {method} answered {response.get('statusCode')}")
-    load_on_first_use_parts()
+    load_on_first_use_parts(settings)
     services = aws_services(settings or get_settings())
     if services:
         _load_models(services)
@@ -67,14 +68,18 @@ def after_restore() -> None:
     restore.renew()
 
 
-def load_on_first_use_parts() -> None:
+def load_on_first_use_parts(settings: Settings | None = None) -> None:
     """Import and build, once, what a container otherwise loads on the first request that needs it."""
     from .protocol import tasks  # noqa: F401  the tasks extension's methods (TasksOnFirstUse builds them)
     from .sessions import Session
     from .tasks import Task
+    from .tools import load_business
 
     for model in (Task, Session):  # defer_build: their validators are built by the first use
         model.model_rebuild()
+    for spec in load_business((settings or get_settings()).business).tools:
+        if spec.arguments is not None:  # defer_build when make build compiled its schema
+            spec.arguments.model_rebuild()
 
 
 def aws_services(settings: Settings) -> list[str]:
