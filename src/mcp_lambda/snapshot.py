@@ -55,7 +55,7 @@ def before_snapshot(handler: Handler, settings: Settings | None = None) -> None:
         response = handler(warm_up_event(method), _SnapshotContext())
         if response.get("statusCode") != 200:
             raise RuntimeError(f"SnapStart warm-up: {method} answered {response.get('statusCode')}")
-    load_on_first_use_parts(settings)
+    load_on_first_use_parts()
     services = aws_services(settings or get_settings())
     if services:
         _load_models(services)
@@ -68,18 +68,16 @@ def after_restore() -> None:
     restore.renew()
 
 
-def load_on_first_use_parts(settings: Settings | None = None) -> None:
+def load_on_first_use_parts() -> None:
     """Import and build, once, what a container otherwise loads on the first request that needs it."""
     from .protocol import tasks  # noqa: F401  the tasks extension's methods (TasksOnFirstUse builds them)
     from .sessions import Session
     from .tasks import Task
-    from .tools import load_business
+    from .tools.schema import build_deferred_models
 
     for model in (Task, Session):  # defer_build: their validators are built by the first use
         model.model_rebuild()
-    for spec in load_business((settings or get_settings()).business).tools:
-        if spec.arguments is not None:  # defer_build when make build compiled its schema
-            spec.arguments.model_rebuild()
+    build_deferred_models()  # the tools' argument validators, when make build compiled their schemas
 
 
 def aws_services(settings: Settings) -> list[str]:

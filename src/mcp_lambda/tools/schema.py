@@ -71,7 +71,20 @@ def arguments_model(
     # text, so JSON's own spellings still parse: an ISO date string for `date`, a value for an Enum.
     config = ConfigDict(extra="forbid", strict=True, defer_build=defer_build)
     model = create_model(model_name, __config__=config, **fields)
+    if defer_build:
+        _deferred_models.append(model)
     return model, context_param
+
+
+def build_deferred_models() -> int:
+    """Build every argument validator left to first use (SnapStart's before-snapshot hook); how many were."""
+    built = 0
+    while _deferred_models:
+        model = _deferred_models.pop()
+        if not model.__pydantic_complete__:
+            model.model_rebuild()
+            built += 1
+    return built
 
 
 def compiled_input_schema(fn: Callable[..., Any], tool_name: str) -> dict[str, Any] | None:
@@ -114,6 +127,7 @@ def source_digest(package: Path) -> str | None:
 
 
 _compiled_tables: dict[Path, dict[str, Any]] = {}
+_deferred_models: list[type[BaseModel]] = []
 
 
 def _package_dir(module_name: str) -> Path | None:
