@@ -32,7 +32,8 @@ PACKAGE_LIMIT_MB ?= 16
 LAMBDA_PIP_PLATFORM := --platform manylinux2014_aarch64 --implementation cp --python-version 3.13 --only-binary=:all:
 
 # Builds with a local python3.13 (no Docker). Manifests are compiled to JSON next to the code
-# (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML; then the package size is printed.
+# (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML, and each business's tool input schemas to
+# businesses/<name>/_tool_schemas.json (tools/list needs no JSON-schema generation); then the package size is printed.
 # sam build ships no .pyc, and /var/task is read-only: each cold start compiles every module it imports (about
 # half its import time). PYC=1 compiles them at build time instead, with the runtime's Python: ~45 % less cold
 # start for ~9 MB more package (SnapStart makes it moot: imports happen once, before the snapshot).
@@ -45,6 +46,7 @@ build: $(SAM_VENV)/.installed venv-run ## sam build for python3.13/arm64 without
 	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
 	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest
+	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
 	$(if $(JWT),$(SAM_ENV) $(VENV)/bin/pip install --quiet --no-compile --upgrade --target $(BUILD_DIR)/McpFunction \
 	  $(LAMBDA_PIP_PLATFORM) -r mk/requirements-jwt.txt)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete

@@ -509,10 +509,12 @@ COLD_BARE_GC = COLD_BARE.replace(
 ).replace("t1 = time.perf_counter()\n", "gc.freeze()\ngc.enable()\nt1 = time.perf_counter()\n", 1)
 
 
-def cold_run(code: str, manifest_dir: str, event: dict[str, Any]) -> dict[str, float]:
+def cold_run(
+    code: str, manifest_dir: str, event: dict[str, Any], src: Path = REPO / "src"
+) -> dict[str, float]:
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        "PYTHONPATH": os.pathsep.join([str(src), str(REPO / "dev"), str(REPO)]),
         "MANIFEST_DIR": manifest_dir,
     }
     done = subprocess.run(
@@ -534,19 +536,26 @@ def cold_section(runs: int) -> None:
     Two rows for us: a first tools/list, and a first tools/call (what a first request that runs a tool pays); the
     last row is the floor with the collector paused as our handler pauses it (a comparison, never the floor)."""
     import compileall
+    import shutil
     import tempfile
 
     from scripts.manifest_compile import main as compile_manifests
+    from scripts.tool_schemas_compile import main as compile_tool_schemas
 
     say(
         f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
     )
     say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as manifests:
+        # src/ as make build ships it: a copy with the compiled tool schemas beside each business's code.
+        src = Path(manifests) / "src"
+        shutil.copytree(REPO / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         with contextlib.redirect_stdout(io.StringIO()):
             compile_manifests([manifests])
-        for tree in ("src", "dev"):
-            compileall.compile_dir(REPO / tree, quiet=1)
+            if compile_tool_schemas([str(src)]) != 0:
+                raise RuntimeError("cold start: the tool schemas did not compile")
+        for tree in (src, REPO / "dev"):
+            compileall.compile_dir(tree, quiet=1)
         first_call = modern_event(
             "tools/call", {"name": "search_products", "arguments": COLD_CALL}, "search_products"
         )
@@ -559,7 +568,7 @@ def cold_section(runs: int) -> None:
         samples: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in cases}
         for _ in range(runs):
             for label, code, event in cases:
-                samples[label].append(cold_run(code, manifests, event))
+                samples[label].append(cold_run(code, manifests, event, src))
     totals = {}
     for label, _, _ in cases:
         imported = statistics.median(s["import"] for s in samples[label]) * 1000

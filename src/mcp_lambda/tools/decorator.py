@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..caller import SCOPE_TOKEN
 from .rate_limits import parse_rate_limit
-from .schema import ToolSignatureError, arguments_model, input_schema
+from .schema import ToolSignatureError, arguments_model, compiled_input_schema, input_schema
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
 # The wire hint each typed keyword of @tool sets, in the order they appear on the wire.
@@ -183,13 +183,16 @@ def tool(
             raise ToolSignatureError(
                 f"tool '{tool_name}' needs a description (when to use it, what it is not for)"
             )
-        model, context_param = arguments_model(func, f"{tool_name}_arguments")
+        compiled = compiled_input_schema(func, tool_name) if input_schema_override is None else None
+        model, context_param = arguments_model(
+            func, f"{tool_name}_arguments", defer_build=compiled is not None
+        )
         if input_schema_override is not None:
             if input_schema_override.get("type") != "object":
                 raise ToolSignatureError(f"tool '{tool_name}': inputSchema must have type 'object'")
             schema, arguments = input_schema_override, None
         else:
-            schema, arguments = input_schema(model), model
+            schema, arguments = compiled if compiled is not None else input_schema(model), model
         accepted = frozenset(p for p in inspect.signature(func).parameters if p != context_param)
         if task not in TASK_SUPPORT:
             raise ToolSignatureError(f"tool '{tool_name}': task must be one of {', '.join(TASK_SUPPORT)}")
