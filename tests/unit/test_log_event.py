@@ -187,3 +187,31 @@ def test_any_other_logger_gets_the_ordinary_call() -> None:
 
     log_event(Recorder(), "info", "mcp_tool_call_started", FIELDS)  # type: ignore[arg-type]
     assert seen == [("mcp_tool_call_started", FIELDS)]
+
+
+def test_a_field_named_like_a_formatter_key_and_a_removed_key_keep_formats_order(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    logger.append_keys(request_id="from-the-formatter", zone="a")  # the field of the same name wins, in place
+    counted = Counted(monkeypatch)
+    direct, ordinary = _two_lines(logger, stream)
+    assert direct == ordinary and counted.made == 1
+    assert json.loads(direct)["request_id"] == "req-1"
+    stream.seek(0)
+    stream.truncate()
+    logger.remove_keys(["message", "xray_trace_id"])  # then the message comes after the fields
+    direct, ordinary = _two_lines(logger, stream)
+    assert direct == ordinary and list(json.loads(direct))[-1] == "message"
+
+
+def test_the_encoded_keys_follow_append_keys_line_by_line(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    for value in ("first", "second"):
+        logger.append_keys(correlation_id=value)
+        log_event(logger, "info", "mcp_tool_call_started", FIELDS)
+    assert [json.loads(line)["correlation_id"] for line in stream.getvalue().splitlines()] == ["first", "second"]
