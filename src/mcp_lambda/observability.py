@@ -254,9 +254,9 @@ def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, A
     """`logger.<level>(event, extra=fields)`, for the lines the framework writes on every call.
 
     When `logger` is one of `get_logger`'s Powertools Loggers as it made it (its one JSON handler, no filter, no
-    custom record factory, no buffering, no ancestor handler that would see it), the line is built and written directly: the same bytes, ~10 µs sooner
-    (no LogRecord, caller lookup or handler chain). Any other logger, or one a test or a business has given a
-    handler or a filter, gets the ordinary call.
+    custom record factory, no buffering, no ancestor handler that would see the line), the line is built and
+    written directly: the same bytes, ~10 µs sooner (no LogRecord, caller lookup or handler chain). Any other
+    logger, or one a test or a business has given a handler or a filter, gets the ordinary call.
     """
     levelno = _DIRECT_LEVELS.get(level)
     std = getattr(logger, "_logger", None)

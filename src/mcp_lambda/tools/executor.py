@@ -368,6 +368,11 @@ def _admitted(**kwargs: Any) -> None:
     return None
 
 
+# Made once: json.dumps with any option makes an encoder per call.
+_STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
+
+
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
@@ -384,11 +389,6 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
         return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
     # On a worker thread, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
     return run_blocking_until(ctx.deadline, spec.fn, **kwargs)
-
-
-# Made once: json.dumps with any option makes an encoder per call.
-_STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
-_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
 def json_problem(value: Any) -> str | None:
