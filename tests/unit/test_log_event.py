@@ -214,4 +214,7 @@ def test_the_encoded_keys_follow_append_keys_line_by_line(
     for value in ("first", "second"):
         logger.append_keys(correlation_id=value)
         log_event(logger, "info", "mcp_tool_call_started", FIELDS)
-    assert [json.loads(line)["correlation_id"] for line in stream.getvalue().splitlines()] == ["first", "second"]
+    assert [json.loads(line)["correlation_id"] for line in stream.getvalue().splitlines()] == [
+        "first",
+        "second",
+    ]
