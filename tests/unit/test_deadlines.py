@@ -22,7 +22,16 @@ from tests.support.lambda_client import (
 )
 
 from mcp_lambda.settings import Settings, SettingsError
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import (
+    Business,
+    ToolContext,
+    ToolResult,
+    execution_result,
+    prompt,
+    resource,
+    tool,
+    user,
+)
 from mcp_lambda_dev.local.events import LocalContext, http_event
 
 STATE: dict[str, Any] = {}
@@ -80,9 +89,38 @@ async def fails_at_once(ctx: ToolContext) -> ToolResult:
     raise TimeoutError("its own timeout, raised before any wait")
 
 
+PROMPT_RELEASE = threading.Event()
+
+
+@prompt(description="A prompt whose plain function blocks until the test releases it.")
+def slow_prompt(ctx: ToolContext) -> list[dict[str, Any]]:
+    STATE["prompt_thread"] = threading.current_thread().name
+    PROMPT_RELEASE.wait(10)
+    return [user("too late")]
+
+
+@resource(
+    "test://slow", name="slow", description="A resource whose async function waits far past the deadline."
+)
+async def slow_resource(ctx: ToolContext) -> str:
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        STATE["resource_cancelled"] = True
+        raise
+    return "too late"
+
+
+@resource("test://quick", name="quick", description="A resource that answers at once.")
+def quick_resource(ctx: ToolContext) -> str:
+    return f"{ctx.remaining_ms() > 0}"
+
+
 BUSINESS = Business(
     name="deadlines",
     tools=[waits_async, waits_sync, remaining, own_timeout, waits_then_answers, fails_at_once],
+    prompts=[slow_prompt],
+    resources=[slow_resource, quick_resource],
 )
 SHORT = Settings(business="deadlines", request_deadline_ms=600, deadline_margin_ms=100)
 
@@ -181,3 +219,37 @@ def test_an_async_tool_cancelled_at_the_deadline_after_its_first_waits(modern: M
 
 def test_an_async_tool_failing_in_its_first_step_is_its_own_failure(modern: ModernClient) -> None:
     assert modern.call_tool("fails_at_once").result["structuredContent"]["code"] == 50000
+
+
+def _timed_out(reply: Any, method: str, target: str) -> None:
+    assert reply.status == 503 and reply.headers.get("retry-after") == "1"
+    error = reply.body["error"]
+    assert error["code"] == -32003
+    assert f"{method} of '{target}' did not finish within the request deadline" in error["message"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_prompt_or_resource_still_running_at_the_deadline_is_answered_503(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = LambdaClient(build_handler(BUSINESS, SHORT))
+    if era == "legacy":
+        session = LegacyClient(client)
+        session.initialize()
+        request: Any = session.request
+    else:
+        request = ModernClient(client).request
+    STATE.clear()
+    PROMPT_RELEASE.clear()
+    with caplog.at_level(logging.INFO):
+        _timed_out(request("prompts/get", {"name": "slow_prompt"}), "prompts/get", "slow_prompt")
+        _timed_out(request("resources/read", {"uri": "test://slow"}), "resources/read", "test://slow")
+    PROMPT_RELEASE.set()  # the abandoned prompt's thread finishes, unobserved
+    assert STATE["prompt_thread"] == "mcp-worker" and STATE["resource_cancelled"] is True
+    failed = [r for r in caplog.records if getattr(r, "event", None) == "mcp_request_failed"]
+    assert [(r.method, r.error_type) for r in failed] == [  # type: ignore[attr-defined]
+        ("prompts/get", "DeadlineExceeded"),
+        ("resources/read", "DeadlineExceeded"),
+    ]
+    quick = request("resources/read", {"uri": "test://quick"})  # the container serves on, within the deadline
+    assert quick.status == 200 and quick.body["result"]["contents"][0]["text"] == "True"

@@ -6,11 +6,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .. import deadlines
+from ..deadlines import DeadlineExceeded
 from ..observability import ToolLogger, log_internal_error
 from ..tools import Business, InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
 from .contexts import ContextFactory
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVICE_UNAVAILABLE, RpcError
 from .pagination import listing
 from .params import required_string
 from .rounds import Rounds
@@ -18,8 +20,23 @@ from .scope import CallScope, Handler
 
 
 async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
-    result = fn(**kwargs)
-    return await result if inspect.isawaitable(result) else result
+    """`fn(**kwargs)` within the request's deadline, as a tool runs: an `async def` is cancelled there, a plain
+    function runs on a worker thread that is abandoned there (DeadlineExceeded either way)."""
+    deadline = deadlines.current()
+    if inspect.iscoroutinefunction(fn):
+        return await deadlines.run_until(deadline, lambda: fn(**kwargs))
+    result = deadlines.run_blocking_until(deadline, fn, **kwargs)
+    return await deadlines.run_until(deadline, lambda: result) if inspect.isawaitable(result) else result
+
+
+def timed_out(method: str, target: str) -> RpcError:
+    """503 with Retry-After, as for a store that does not answer in time: the client may retry."""
+    return RpcError(
+        SERVICE_UNAVAILABLE,
+        f"Request timed out: {method} of '{target}' did not finish within the request deadline; retry later",
+        http_status=503,
+        headers={"retry-after": "1"},
+    )
 
 
 class FeatureMethods:
@@ -150,6 +167,17 @@ class FeatureMethods:
             return await _call(fn, **kwargs)
         except RpcError:
             raise
+        except DeadlineExceeded:
+            self.logger.warning(
+                "mcp_request_failed",
+                extra={
+                    "event": "mcp_request_failed",
+                    "error_type": "DeadlineExceeded",
+                    "method": method,
+                    "target": target,
+                },
+            )
+            raise timed_out(method, target) from None
         except Exception as exc:  # logged once with an id; the client never sees the exception text
             raise self._internal(method, target, exc) from None
 
