@@ -116,11 +116,17 @@ def quick_resource(ctx: ToolContext) -> str:
     return f"{ctx.remaining_ms() > 0}"
 
 
+def slow_completer(ref: dict[str, Any], name: str, value: str, arguments: dict[str, Any]) -> list[str]:
+    PROMPT_RELEASE.wait(10)
+    return ["too late"]
+
+
 BUSINESS = Business(
     name="deadlines",
     tools=[waits_async, waits_sync, remaining, own_timeout, waits_then_answers, fails_at_once],
     prompts=[slow_prompt],
     resources=[slow_resource, quick_resource],
+    completer=slow_completer,
 )
 SHORT = Settings(business="deadlines", request_deadline_ms=600, deadline_margin_ms=100)
 
@@ -229,7 +235,7 @@ def _timed_out(reply: Any, method: str, target: str) -> None:
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_a_prompt_or_resource_still_running_at_the_deadline_is_answered_503(
+def test_a_prompt_resource_or_completion_still_running_at_the_deadline_is_answered_503(
     era: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = LambdaClient(build_handler(BUSINESS, SHORT))
@@ -244,12 +250,18 @@ def test_a_prompt_or_resource_still_running_at_the_deadline_is_answered_503(
     with caplog.at_level(logging.INFO):
         _timed_out(request("prompts/get", {"name": "slow_prompt"}), "prompts/get", "slow_prompt")
         _timed_out(request("resources/read", {"uri": "test://slow"}), "resources/read", "test://slow")
+        completion = {
+            "ref": {"type": "ref/prompt", "name": "slow_prompt"},
+            "argument": {"name": "city", "value": "b"},
+        }
+        _timed_out(request("completion/complete", completion), "completion/complete", "city")
     PROMPT_RELEASE.set()  # the abandoned prompt's thread finishes, unobserved
     assert STATE["prompt_thread"] == "mcp-worker" and STATE["resource_cancelled"] is True
     failed = [r for r in caplog.records if getattr(r, "event", None) == "mcp_request_failed"]
     assert [(r.method, r.error_type) for r in failed] == [  # type: ignore[attr-defined]
         ("prompts/get", "DeadlineExceeded"),
         ("resources/read", "DeadlineExceeded"),
+        ("completion/complete", "DeadlineExceeded"),
     ]
     quick = request("resources/read", {"uri": "test://quick"})  # the container serves on, within the deadline
     assert quick.status == 200 and quick.body["result"]["contents"][0]["text"] == "True"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,11 @@ async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
         return await deadlines.run_until(deadline, lambda: fn(**kwargs))
     result = deadlines.run_blocking_until(deadline, fn, **kwargs)
     return await deadlines.run_until(deadline, lambda: result) if inspect.isawaitable(result) else result
+
+
+def _completions(completer: Callable[..., Any], *args: Any) -> list[str]:
+    """The business completer's suggestions, as strings (read where it runs: within the deadline)."""
+    return [str(v) for v in completer(*args)]
 
 
 def timed_out(method: str, target: str) -> RpcError:
@@ -156,10 +162,9 @@ class FeatureMethods:
         context = params.get("context") if isinstance(params.get("context"), dict) else {}
         completer = self.business.completer
         assert completer is not None
-        values = [
-            str(v)
-            for v in completer(ref, argument["name"], value, dict((context or {}).get("arguments") or {}))
-        ]
+        arguments = dict((context or {}).get("arguments") or {})
+        ask = functools.partial(_completions, completer, ref, argument["name"], value, arguments)
+        values: list[str] = await self._guarded(ask, {}, "completion/complete", argument["name"])
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
 
     async def _guarded(self, fn: Callable[..., Any], kwargs: dict[str, Any], method: str, target: str) -> Any:
