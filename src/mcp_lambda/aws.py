@@ -26,6 +26,22 @@ T = TypeVar("T")
 MAX_BACKOFF_SECONDS = 20  # botocore's cap on one retry delay
 
 
+# DynamoDB's answers that mean "too many requests now": a retry may come sooner than after other failures.
+THROTTLE_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What an AWS call's failure was, naming nothing of the request: a ClientError's error code ("Unknown" when
+    it carries none), else the exception's class name (a BotoCoreError, AwsCallTimedOut)."""
+    from botocore.exceptions import ClientError  # on a failure only: start-up never imports botocore here
+
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Code", "Unknown"))
+    return type(exc).__name__
+
+
 class AwsCallTimedOut(Exception):
     """An AWS call got no complete answer within its budget or before the request deadline."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..aws import AwsBudget, AwsCallTimedOut, BudgetedClient
+from ..aws import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedClient, failure_reason
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
@@ -26,9 +26,6 @@ else:
 
 # Every failure of the table (an error, no answer in time, no answer before the deadline): answer 503.
 STORE_FAILURES = (ClientError, BotoCoreError, AwsCallTimedOut)
-THROTTLE_CODES = frozenset(
-    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-)
 
 
 class DynamoDBSessionStore(BudgetedClient):
@@ -64,7 +61,7 @@ class DynamoDBSessionStore(BudgetedClient):
                 ConditionExpression="attribute_not_exists(session_id)",
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if failure_reason(exc) == "ConditionalCheckFailedException":
                 raise SessionIdTaken("session id already exists") from None
             raise self._unavailable(exc) from None
         except (BotoCoreError, AwsCallTimedOut) as exc:
@@ -109,7 +106,7 @@ class DynamoDBSessionStore(BudgetedClient):
                 },
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if failure_reason(exc) == "ConditionalCheckFailedException":
                 return session
             raise self._unavailable(exc) from None
         except (BotoCoreError, AwsCallTimedOut) as exc:
@@ -128,7 +125,7 @@ class DynamoDBSessionStore(BudgetedClient):
                 ExpressionAttributeValues={":level": {"S": level}},
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if failure_reason(exc) == "ConditionalCheckFailedException":
                 return  # deleted meanwhile: nothing to remember it for
             raise self._unavailable(exc) from None
         except (BotoCoreError, AwsCallTimedOut) as exc:
@@ -149,15 +146,11 @@ class DynamoDBSessionStore(BudgetedClient):
 
     def _unavailable(self, exc: Exception) -> SessionStoreUnavailable:
         # The message names the failure class only; the caller answers 503 and logs nothing from DynamoDB.
-        reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+        reason = failure_reason(exc)
         retry_after = self.retry_after_seconds if reason in THROTTLE_CODES else self.retry_after_seconds * 2
         return SessionStoreUnavailable(
             f"session store unavailable: {reason}", retry_after_seconds=retry_after
         )
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", "Unknown"))
 
 
 def _to_item(session: Session) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..aws import AwsBudget, BudgetedClient
+from ..aws import THROTTLE_CODES, AwsBudget, BudgetedClient, failure_reason
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
 if TYPE_CHECKING:
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 else:
     DynamoDBClient = Any
 
-THROTTLE_CODES = frozenset(
-    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
-)
 TEXT_FIELDS = ("business", "tool", "status")
 OPTIONAL_TEXT_FIELDS = ("principal", "status_message")
 NUMBER_FIELDS = ("created_at", "updated_at", "ttl_ms", "run", "claimed_run", "version")
@@ -52,7 +49,7 @@ class DynamoDBTaskStore(BudgetedClient):
                 ConditionExpression="attribute_not_exists(task_id)",
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if failure_reason(exc) == "ConditionalCheckFailedException":
                 raise TaskIdTaken("task id already exists") from None
             raise self._failure(exc) from None
         except BotoCoreError as exc:
@@ -82,7 +79,7 @@ class DynamoDBTaskStore(BudgetedClient):
                 ExpressionAttributeValues={":expected": {"N": str(expected_version)}},
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if failure_reason(exc) == "ConditionalCheckFailedException":
                 return False
             raise self._failure(exc) from None
         except BotoCoreError as exc:
@@ -91,15 +88,11 @@ class DynamoDBTaskStore(BudgetedClient):
 
     def _failure(self, exc: Exception) -> Exception:
         # The message names the failure class only; nothing from the item or the request is repeated.
-        reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+        reason = failure_reason(exc)
         if reason == "ValidationException" and "size" in str(exc).lower():
             return TaskTooLarge("the task record exceeds the DynamoDB item size limit")
         retry_after = 1 if reason in THROTTLE_CODES else 2
         return TaskStoreUnavailable(f"task store unavailable: {reason}", retry_after_seconds=retry_after)
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", "Unknown"))
 
 
 def _json(value: Any) -> dict[str, str]:

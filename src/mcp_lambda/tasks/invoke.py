@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..aws import AwsBudget, BudgetedClient
+from ..aws import AwsBudget, BudgetedClient, failure_reason
 
 if TYPE_CHECKING:
     from mypy_boto3_lambda.client import LambdaClient
@@ -84,10 +84,7 @@ class LambdaInvoker(BudgetedClient):
                 Payload=json.dumps(task_event(task_id, run)).encode(),
                 **({"Qualifier": self.qualifier} if self.qualifier else {}),
             )
-        except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "Unknown")
-            raise TaskStartFailed(f"the task worker could not be invoked: {code}") from None
-        except BotoCoreError as exc:
-            raise TaskStartFailed(f"the task worker could not be invoked: {type(exc).__name__}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise TaskStartFailed(f"the task worker could not be invoked: {failure_reason(exc)}") from None
         if response.get("StatusCode") != 202:
             raise TaskStartFailed(f"the task worker invocation answered {response.get('StatusCode')}")
