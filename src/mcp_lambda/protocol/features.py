@@ -13,7 +13,7 @@ from ..observability import ToolLogger, log_internal_error
 from ..tools import Business, InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
 from .contexts import ContextFactory
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, SERVICE_UNAVAILABLE, RpcError
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, service_unavailable
 from .pagination import listing
 from .params import required_string
 from .rounds import Rounds
@@ -37,11 +37,9 @@ def _completions(completer: Callable[..., Any], *args: Any) -> list[str]:
 
 def timed_out(method: str, target: str) -> RpcError:
     """503 with Retry-After, as for a store that does not answer in time: the client may retry."""
-    return RpcError(
-        SERVICE_UNAVAILABLE,
+    return service_unavailable(
         f"Request timed out: {method} of '{target}' did not finish within the request deadline; retry later",
-        http_status=503,
-        headers={"retry-after": "1"},
+        1,
     )
 
 

@@ -50,6 +50,13 @@ class RpcError(Exception):
         return error
 
 
+def service_unavailable(message: str, retry_after_seconds: int) -> RpcError:
+    """503 with Retry-After (-32003): something the request needs did not answer, or not in time; retry later."""
+    return RpcError(
+        SERVICE_UNAVAILABLE, message, http_status=503, headers={"retry-after": str(retry_after_seconds)}
+    )
+
+
 def error_response(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
 

@@ -16,7 +16,6 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     RESOURCE_NOT_FOUND,
-    SERVICE_UNAVAILABLE,
     SESSION_NOT_FOUND,
     Notification,
     Request,
@@ -25,6 +24,7 @@ from .jsonrpc import (
     parse_message,
     recover_id,
     result_response,
+    service_unavailable,
 )
 from .methods import ToolMethods
 from .params import check_depth
@@ -49,12 +49,7 @@ MAX_BATCH_LENGTH = 100
 
 def store_unavailable(exc: SessionStoreUnavailable) -> RpcError:
     """503 with Retry-After: the session store is throttled or unreachable, and the client may retry."""
-    return RpcError(
-        SERVICE_UNAVAILABLE,
-        "Session store temporarily unavailable; retry later",
-        http_status=503,
-        headers={"retry-after": str(exc.retry_after_seconds)},
-    )
+    return service_unavailable("Session store temporarily unavailable; retry later", exc.retry_after_seconds)
 
 
 def session_not_found() -> RpcError:

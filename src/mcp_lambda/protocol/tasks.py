@@ -40,8 +40,8 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     MISSING_CLIENT_CAPABILITY,
-    SERVICE_UNAVAILABLE,
     RpcError,
+    service_unavailable,
 )
 from .params import required_string
 from .rounds import missing_capabilities
@@ -381,9 +381,4 @@ class TaskMethods:
 
 def _unavailable(exc: TaskStoreUnavailable) -> RpcError:
     """503 with Retry-After: the task store is throttled or unreachable, and the client may retry."""
-    return RpcError(
-        SERVICE_UNAVAILABLE,
-        "Task store temporarily unavailable; retry later",
-        http_status=503,
-        headers={"retry-after": str(exc.retry_after_seconds)},
-    )
+    return service_unavailable("Task store temporarily unavailable; retry later", exc.retry_after_seconds)
