@@ -17,22 +17,8 @@ from typing import Any
 
 import pytest
 
-from mcp_lambda_dev.local.process import REPO, running_server
+from mcp_lambda_dev.local.process import DISCOVER, REPO, running_server
 from mcp_lambda_dev.local.server import LISTEN_BACKLOG
-
-DISCOVER = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "server/discover",
-        "params": {
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }
-        },
-    }
-)
 
 
 def _port(url: str) -> int:

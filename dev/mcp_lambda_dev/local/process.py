@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[3]
-_DISCOVER = json.dumps(
+# A stateless server/discover: what readiness is probed with (and tests send as a plain request).
+DISCOVER = json.dumps(
     {
         "jsonrpc": "2.0",
         "id": 1,
@@ -30,7 +31,7 @@ _DISCOVER = json.dumps(
             }
         },
     }
-).encode()
+)
 
 
 def free_port() -> int:
@@ -42,7 +43,7 @@ def free_port() -> int:
 def answers(url: str) -> bool:
     request = urllib.request.Request(
         url,
-        data=_DISCOVER,
+        data=DISCOVER.encode(),
         method="POST",
         headers={
             "content-type": "application/json",
