@@ -31,6 +31,7 @@ LAYERS = (
     "settings",
     "deadlines",
     "workers | restore",
+    "errors",
 )
 
 
