@@ -16,6 +16,7 @@ PACKAGE = "mcp_lambda"
 # Top to bottom. A module may import its own layer's package or anything below; `|` separates independent
 # siblings of one layer, which must not import each other.
 LAYERS = (
+    "testing",
     "handler",
     "snapshot",
     "lambda_adapter",
