@@ -141,13 +141,13 @@ def task_invoker() -> Any:
 
 def tasks_handler(invoker: Any, tasks: Any = None, sessions: Any = None, idempotency: Any = None) -> Handler:
     """The demo app as the deployed handler builds it, with a task store and the Invoke API stand-in."""
-    from mcp_lambda.app import create_app
+    from mcp_lambda.composition import build_runtime
     from mcp_lambda.lambda_adapter import lambda_handler
     from mcp_lambda.sessions import MemorySessionStore
     from mcp_lambda.settings import get_settings
     from mcp_lambda.tasks import MemoryTaskStore
 
-    app = create_app(
+    runtime = build_runtime(
         get_settings(),
         None,
         sessions or MemorySessionStore(),
@@ -155,7 +155,7 @@ def tasks_handler(invoker: Any, tasks: Any = None, sessions: Any = None, idempot
         tasks=tasks or MemoryTaskStore(),
         invoker=invoker,
     )
-    return lambda_handler(app)
+    return lambda_handler(runtime)
 
 
 def fresh_keys() -> Callable[[], dict[str, Any]]:
@@ -262,7 +262,7 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from mcp_lambda.app import create_app
+    from mcp_lambda.composition import build_runtime
     from mcp_lambda.lambda_adapter import lambda_handler
     from mcp_lambda.sessions import MemorySessionStore
     from mcp_lambda.settings import Settings
@@ -303,7 +303,7 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
     logging.getLogger("mcp_lambda").setLevel(
         logging.ERROR
     )  # no manifest for this one: that warning is expected
-    handler = lambda_handler(create_app(Settings(business="bench"), business, MemorySessionStore()))
+    handler = lambda_handler(build_runtime(Settings(business="bench"), business, MemorySessionStore()))
     echoed = modern_event("tools/call", {"name": "echo", "arguments": {"message": "hi"}}, "echo")
     echoed_sync = modern_event(
         "tools/call", {"name": "echo_sync", "arguments": {"message": "hi"}}, "echo_sync"
@@ -390,7 +390,7 @@ def attribution_rows(handler: Handler, event: dict[str, Any], calls: int, floor_
     import logging
 
     from mcp_lambda.settings import get_settings
-    from mcp_lambda.tools import load_business
+    from mcp_lambda_dev.businesses import load_business
 
     business = get_settings().business
     spec = load_business(business).tool("search_routes")
@@ -584,7 +584,8 @@ def manifest_section(handler: Handler) -> None:
         from mcp_lambda.app import manifest_path
         from mcp_lambda.manifest import bind_manifest
         from mcp_lambda.settings import get_settings
-        from mcp_lambda.tools import ToolResult, load_business
+        from mcp_lambda.tools import ToolResult
+        from mcp_lambda_dev.businesses import load_business
     except ImportError as exc:
         say(f"Manifest check: skipped ({exc})")
         return

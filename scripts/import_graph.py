@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 
 PACKAGE = "mcp_lambda"
+# The business packages sit above every layer but these two: only the composition root loads a business (and the
+# test kit may build one); a business imports the framework, never the other way round.
+BUSINESSES = "businesses"
+MAY_IMPORT_BUSINESSES = ("testing", "composition")
 # Top to bottom. A module may import its own layer's package or anything below; `|` separates independent
 # siblings of one layer, which must not import each other.
 LAYERS = (
@@ -20,6 +24,7 @@ LAYERS = (
     "handler",
     "snapshot",
     "lambda_adapter",
+    "composition",
     "app",
     "transport",
     "protocol | auth",
@@ -57,12 +62,32 @@ def modules(root: Path) -> dict[str, Path]:
     return found
 
 
+def dynamic_import(node: ast.AST) -> str | None:
+    """The module a call `importlib.import_module("x")` / `import_module("x")` / `__import__("x")` names (for an
+    f-string, its constant start), else None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in ("import_module", "__import__"):
+        return None
+    argument = node.args[0]
+    if isinstance(argument, ast.JoinedStr) and argument.values:
+        argument = argument.values[0]
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return argument.value.rstrip(".")
+    return None
+
+
 def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
-    """Every module of ours that `module` imports, at any depth of the file (TYPE_CHECKING included)."""
+    """Every module of ours (and `businesses`) that `module` imports, at any depth of the file (TYPE_CHECKING
+    included), statically or by a constant name given to `importlib.import_module` / `__import__`."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     targets: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
+        if (dynamic := dynamic_import(node)) is not None:
+            targets.add(dynamic)
+        elif isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -71,7 +96,11 @@ def imports_of(module: str, path: Path, known: set[str]) -> set[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             targets.add(base)
             targets.update(f"{base}.{alias.name}" for alias in node.names)
-    return {t for t in targets if t in known and t != module}
+    return {t for t in targets if (t in known or is_business(t)) and t != module}
+
+
+def is_business(module: str) -> bool:
+    return module == BUSINESSES or module.startswith(BUSINESSES + ".")
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -118,10 +147,18 @@ def problems(root: Path) -> list[str]:
     known = modules(root)
     graph = {m: imports_of(m, p, set(known)) for m, p in known.items()}
     graph = {m: {t for t in ts if not is_package_init_edge(m, t, known)} for m, ts in graph.items()}
-    found = [f"cycle: {' <-> '.join(component)}" for component in cycles(graph)]
+    ours = {m: {t for t in ts if t in known} for m, ts in graph.items()}
+    found = [f"cycle: {' <-> '.join(component)}" for component in cycles(ours)]
     for source, targets in sorted(graph.items()):
         here = layer_of(source)
         for target in sorted(targets):
+            if is_business(target):
+                if here is None or here[1] not in MAY_IMPORT_BUSINESSES:
+                    found.append(
+                        f"upward import: {source} -> {target} ({BUSINESSES} is above every layer but "
+                        f"{', '.join(MAY_IMPORT_BUSINESSES)})"
+                    )
+                continue
             there = layer_of(target)
             if here is None or there is None or here[1] == there[1]:
                 continue

@@ -8,7 +8,8 @@ import logging
 import timeit
 
 from mcp_lambda.manifest import bind_manifest
-from mcp_lambda.tools import ToolContext, load_business
+from mcp_lambda.tools import ToolContext
+from mcp_lambda_dev.businesses import load_business
 
 CASES = {
     "search_routes": {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "transit"},

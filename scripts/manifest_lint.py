@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from mcp_lambda.manifest import Problem, lint_manifest
-from mcp_lambda.tools import load_business
+from mcp_lambda_dev.businesses import load_business
 
 MANIFEST_DIR = Path("manifest")
 

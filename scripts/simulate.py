@@ -25,7 +25,8 @@ from typing import Any
 
 from mcp_lambda.manifest import bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
-from mcp_lambda.tools import ToolResult, load_business
+from mcp_lambda.tools import ToolResult
+from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 
 MODERN = "2026-07-28"

@@ -19,7 +19,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 ONE = """
 import json, sys
 from pathlib import Path
-from mcp_lambda.tools import load_business
+from mcp_lambda.composition import load_business
 from mcp_lambda.tools.schema import COMPILED_SCHEMAS, compile_tool_schemas, source_digest
 source, target = Path(sys.argv[1]), Path(sys.argv[2])
 if source_digest(source) != source_digest(target):

@@ -43,7 +43,8 @@ from mcp_lambda.protocol.jsonrpc import (
 from mcp_lambda.protocol.stdio import StdioChannel
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import SettingsError, get_settings
-from mcp_lambda.tools.business import BusinessError, load_business
+from mcp_lambda.tools.business import BusinessError
+from mcp_lambda_dev.businesses import load_business
 
 # The spec scopes a stdio session to the process, and a desktop client may idle for days and never re-initializes:
 # the session must not expire while the process lives.

@@ -1,8 +1,7 @@
-"""FastAPI app factory: routes /mcp to the protocol layer. Built once per container."""
+"""FastAPI app factory: routes /mcp to the protocol layer. Built once per container (`mcp_lambda.composition`)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,14 +13,14 @@ from starlette.responses import JSONResponse, Response
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .downstream import HttpClient
 from .idempotency import IdempotencyStore, build_idempotency_store
-from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
+from .observability import ToolLogger, ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
-from .sessions import SessionStore, build_session_store
-from .settings import Settings, get_settings
-from .tools import Business, load_business
+from .sessions import SessionStore
+from .settings import Settings
+from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
 from .transport import McpEndpoint, http_error
@@ -117,21 +116,18 @@ def create_server(
     )
 
 
-def create_app(
-    settings: Settings | None = None,
-    business: Business | None = None,
-    sessions: SessionStore | None = None,
-    idempotency: IdempotencyStore | None = None,
-    tasks: TaskStore | None = None,
-    invoker: TaskInvoker | None = None,
-    secrets: SecretSource | None = None,
-) -> FastAPI:
-    settings = settings or get_settings()
-    business = business or load_business(settings.business)
-    logger = get_logger(business.name, settings.log_format)
-    sessions = sessions or build_session_store(settings)
-    idempotency = idempotency or build_idempotency_store(settings)
-    server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets)
+def create_app(settings: Settings, business: Business, server: McpServer, logger: ToolLogger) -> FastAPI:
+    """The FastAPI app serving `server` at /mcp (and, when authentication is on, the protected-resource metadata).
+
+    Args:
+        settings: The container's settings.
+        business: The business the server serves.
+        server: The protocol server (`create_server`).
+        logger: The business's logger: unhandled errors and `server_started` are logged on it.
+
+    Returns:
+        The app; `mcp_lambda.composition.build_runtime` builds it with everything it needs.
+    """
     authenticator = Authenticator(settings)
     endpoint = McpEndpoint(server, settings, authenticator, logger)
 
@@ -139,19 +135,6 @@ def create_app(
     app = FastAPI(
         openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}", redirect_slashes=False
     )
-    # For the handler's decorators and `make bench` (sessions.reads/.writes, idempotency.operations).
-    app.state.logger, app.state.sessions, app.state.idempotency = logger, sessions, idempotency
-    app.state.manifest_path = manifest_path(settings, business)
-
-    def run_task(task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
-        # A loop of its own, never the thread's current one (which Mangum uses for HTTP events).
-        loop = asyncio.new_event_loop()
-        try:
-            return loop.run_until_complete(server.run_task(task_id, run, invocation_id))
-        finally:
-            loop.close()
-
-    app.state.run_task = run_task
     for path in MCP_PATHS:
         # A plain Starlette route: the endpoint reads the request itself, so FastAPI's dependency solving (and
         # its validation of a return value that is already a Response) would only cost time on every request.

@@ -1,5 +1,7 @@
 """Lambda entry point: Mangum(app) behind Powertools' metrics decorator. Built once per container, reused while warm.
 
+The container's parts are `runtime` (`composition.build_runtime`): its app, server, logger and stores.
+
 Every log line carries `correlation_id`, the API Gateway request id (what Powertools' `inject_lambda_context`
 with `correlation_paths.API_GATEWAY_HTTP` sets), and none of the Lambda context fields that decorator adds
 (`function_name`, `function_arn`, `function_memory_size`, `function_request_id`, `cold_start`): CloudWatch has
@@ -22,18 +24,17 @@ from typing import Any
 
 gc.disable()
 try:
-    from aws_lambda_powertools import Logger
     from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
     from . import snapshot
-    from .app import create_app
+    from .composition import build_runtime
     from .lambda_adapter import lambda_handler
     from .observability import get_metrics
 
-    app = create_app()
-    logger: Logger = app.state.logger
+    runtime = build_runtime()
+    logger = runtime.logger
     metrics = get_metrics(logger.service)
-    _asgi_handler = lambda_handler(app)
+    _asgi_handler = lambda_handler(runtime)
     snapshot.register(_asgi_handler)
 finally:  # also when start-up fails (a test that imports a misconfigured handler carries on collecting)
     gc.freeze()

@@ -9,37 +9,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI
 from mangum import Mangum
 
-from .observability import ToolLogger, log_internal_error
+from .observability import log_internal_error
 from .protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RpcError, error_response
+
+if TYPE_CHECKING:
+    from .composition import Runtime
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def lambda_handler(app: FastAPI) -> LambdaHandler:
-    asgi = Mangum(app, lifespan="off", api_gateway_base_path="/")
-    logger: ToolLogger | None = getattr(app.state, "logger", None)
+def lambda_handler(runtime: Runtime) -> LambdaHandler:
+    """The Lambda handler of a container: HTTP events through Mangum to `runtime.app`, task events to its worker.
+
+    Args:
+        runtime: What the container built at cold start (`mcp_lambda.composition.build_runtime`).
+
+    Returns:
+        `handle(event, context) -> response`, which never raises.
+    """
+    asgi = Mangum(runtime.app, lifespan="off", api_gateway_base_path="/")
+    logger = runtime.logger
 
     def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         job = task_job(event)
         if job is not None:
             task_id, run = job
-            outcome: dict[str, Any] = app.state.run_task(
-                task_id, run, getattr(context, "aws_request_id", None)
-            )
-            return outcome
+            return runtime.run_task(task_id, run, getattr(context, "aws_request_id", None))
         problem = unreadable_host(event)
         if problem is not None:
             return _error(400, INVALID_REQUEST, f"Bad Request: {problem}")
         try:
             response: dict[str, Any] = asgi(event, context)
         except Exception as exc:  # the last line of defence: a failed invocation tells the client nothing
-            if logger is None:
-                raise
             error_id = log_internal_error(logger, "unhandled_error", exc)
             return _error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
         if not response.get("body"):

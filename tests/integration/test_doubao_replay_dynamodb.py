@@ -46,7 +46,7 @@ def _replay(cold_start: Callable[[], ModuleType]) -> list[tuple[str, int, Any]]:
     for step in load_conversation(CONVERSATION):
         container = cold_start()
         response = container.handler(substitute(step.event, bindings), LocalContext())
-        sessions = container.app.state.sessions
+        sessions = container.runtime.sessions
         seen.append((step.name, int(response["statusCode"]), (sessions.reads, sessions.writes)))
         check_step(step, response, bindings)
     return seen

@@ -19,8 +19,8 @@ from scripts.services import LocalService
 from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient
 
-from mcp_lambda.app import create_app
 from mcp_lambda.aws import client_config
+from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.sessions import open_session
 from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
@@ -45,10 +45,10 @@ def container(dynamodb_session_env: dict[str, str]) -> Container:
 
     def fresh() -> tuple[LambdaClient, DynamoDBSessionStore]:
         settings = Settings.from_env({**os.environ, "BUSINESS": TEST_BUSINESS.name})
-        app = create_app(settings, TEST_BUSINESS)
-        sessions = app.state.sessions
+        runtime = build_runtime(settings, TEST_BUSINESS)
+        sessions = runtime.sessions
         assert isinstance(sessions, DynamoDBSessionStore)
-        return LambdaClient(lambda_handler(app)), sessions
+        return LambdaClient(lambda_handler(runtime)), sessions
 
     return fresh
 
@@ -219,8 +219,8 @@ def test_throttled_table_answers_503_with_retry_after_and_no_session(
 ) -> None:
     client = boto3.client("dynamodb", config=client_config(Settings()))
     throttled = DynamoDBSessionStore(sessions_table, ttl_seconds=TTL, client=client)
-    app = create_app(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS, throttled)
-    lambda_client = LambdaClient(lambda_handler(app))
+    runtime = build_runtime(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS, throttled)
+    lambda_client = LambdaClient(lambda_handler(runtime))
 
     with Stubber(client) as stub:
         stub.add_client_error("put_item", "ProvisionedThroughputExceededException", http_status_code=400)

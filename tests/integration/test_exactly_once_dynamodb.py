@@ -27,7 +27,7 @@ from tests.support.exactly_once import (
 )
 from tests.support.lambda_client import POST_HEADERS, LambdaClient, modern_headers
 
-from mcp_lambda.app import create_app
+from mcp_lambda.composition import build_runtime
 from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
@@ -48,10 +48,10 @@ def container(idempotency_env: dict[str, str], ledger: Ledger) -> Container:
 
     def fresh() -> tuple[LambdaClient, DynamoDBIdempotencyStore]:
         settings = Settings.from_env({**os.environ, "BUSINESS": business.name})
-        app = create_app(settings, business)
-        store = app.state.idempotency
+        runtime = build_runtime(settings, business)
+        store = runtime.idempotency
         assert isinstance(store, DynamoDBIdempotencyStore)
-        return LambdaClient(lambda_handler(app)), store
+        return LambdaClient(lambda_handler(runtime)), store
 
     return fresh
 

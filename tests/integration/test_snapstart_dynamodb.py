@@ -10,7 +10,7 @@ from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda import snapshot
-from mcp_lambda.app import create_app
+from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
@@ -20,9 +20,9 @@ def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
     dynamodb_session_env: dict[str, str],
 ) -> None:
     settings = Settings.from_env({**os.environ, "BUSINESS": TEST_BUSINESS.name})
-    app = create_app(settings, TEST_BUSINESS)
-    handler = lambda_handler(app)
-    store = app.state.sessions
+    runtime = build_runtime(settings, TEST_BUSINESS)
+    handler = lambda_handler(runtime)
+    store = runtime.sessions
     assert isinstance(store, DynamoDBSessionStore)
 
     snapshot.before_snapshot(handler, settings)  # boto3 and the DynamoDB model loaded, no client made yet

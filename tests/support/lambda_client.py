@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_types._v2026_07_28 import InputRequiredResult
 
-from mcp_lambda.app import create_app
+from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.secrets import SecretSource
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
@@ -42,15 +42,15 @@ def build_handler(
     invoker: TaskInvoker | None = None,
     secrets: SecretSource | None = None,
 ) -> LambdaHandler:
-    """The app wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
+    """The runtime wrapped in Mangum exactly as mcp_lambda/handler.py does it, for a test business (or, with
     `business=None`, the one `settings.business` names, loaded as the deployed handler loads it)."""
     if settings is None:
         assert business is not None, "name the business, or pass the settings that name it"
         settings = Settings(business=business.name)
-    app = create_app(
+    runtime = build_runtime(
         settings, business, sessions or MemorySessionStore(), secrets=secrets, tasks=tasks, invoker=invoker
     )
-    return lambda_handler(app)
+    return lambda_handler(runtime)
 
 
 # Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so it needs the calling

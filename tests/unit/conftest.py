@@ -1,4 +1,4 @@
-"""In-process fixtures: the app built with create_app around a test business and a memory store,
+"""In-process fixtures: the runtime built with build_runtime around a test business and a memory store,
 wrapped in Mangum like mcp_lambda/handler.py, driven with API Gateway payload-2.0 events."""
 
 from __future__ import annotations

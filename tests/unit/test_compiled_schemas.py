@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVE = r"""
 import json, sys
 from mcp_lambda import handler
-from mcp_lambda.tools import load_business
+from mcp_lambda.composition import load_business
 from mcp_lambda_dev.local.events import LocalContext, http_event
 
 def post(method, params, name=None):

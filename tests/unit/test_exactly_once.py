@@ -25,7 +25,7 @@ from tests.support.exactly_once import (
 )
 from tests.support.lambda_client import META_CAPABILITIES, LambdaClient, LegacyClient, modern_headers
 
-from mcp_lambda.app import create_app
+from mcp_lambda.composition import build_runtime
 from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.observability import get_logger
@@ -48,8 +48,8 @@ def store() -> MemoryIdempotencyStore:
 @pytest.fixture
 def client(ledger: Ledger, store: MemoryIdempotencyStore) -> LambdaClient:
     business = exactly_once_business(ledger)
-    app = create_app(Settings(business=business.name), business, MemorySessionStore(), store)
-    return LambdaClient(lambda_handler(app))
+    runtime = build_runtime(Settings(business=business.name), business, MemorySessionStore(), store)
+    return LambdaClient(lambda_handler(runtime))
 
 
 @contextmanager
@@ -244,7 +244,7 @@ def test_an_expired_record_runs_again(
 def test_the_record_lives_idempotency_ttl_seconds(ledger: Ledger, store: MemoryIdempotencyStore) -> None:
     business = exactly_once_business(ledger)
     settings = Settings.from_env({"BUSINESS": business.name, "IDEMPOTENCY_TTL_SECONDS": "5"})
-    client = LambdaClient(lambda_handler(create_app(settings, business, MemorySessionStore(), store)))
+    client = LambdaClient(lambda_handler(build_runtime(settings, business, MemorySessionStore(), store)))
 
     before = int(time.time())
     call(client, "charge", {"amount": 5}, "call-1")
@@ -264,7 +264,9 @@ def test_a_retry_while_the_first_call_runs_gets_40910_then_the_result(
     business = exactly_once_business(ledger)
 
     def container() -> LambdaClient:  # two apps over one store: two containers of one process
-        return LambdaClient(lambda_handler(create_app(Settings(business="oncebiz"), business, None, store)))
+        return LambdaClient(
+            lambda_handler(build_runtime(Settings(business="oncebiz"), business, None, store))
+        )
 
     join = start_in_another_container(
         container().handler, keyed_request("hold", {}, "call-1"), LocalContext()
@@ -301,8 +303,8 @@ class _Unreachable(MemoryIdempotencyStore):
 
 def test_a_store_that_cannot_be_reached_answers_50030_and_the_tool_does_not_run(ledger: Ledger) -> None:
     business = exactly_once_business(ledger)
-    app = create_app(Settings(business="oncebiz"), business, None, _Unreachable())
-    client = LambdaClient(lambda_handler(app))
+    runtime = build_runtime(Settings(business="oncebiz"), business, None, _Unreachable())
+    client = LambdaClient(lambda_handler(runtime))
 
     with captured_lines("oncebiz") as lines:
         reply = call(client, "charge", {"amount": 5}, "call-1")

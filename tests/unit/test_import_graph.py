@@ -60,3 +60,40 @@ def test_an_upward_and_a_sibling_import_are_found(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "upward import: mcp_lambda.tools.x -> mcp_lambda.protocol" in result.stdout
     assert "sibling import: mcp_lambda.secrets -> mcp_lambda.platform_api" in result.stdout
+
+
+def test_a_tool_module_loading_a_business_by_name_is_an_upward_import(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "tools/__init__.py": "",
+            "tools/x.py": 'import importlib\n\ndef load():\n    return importlib.import_module("businesses")\n',
+            "protocol/__init__.py": "",
+            "protocol/y.py": 'def load(name):\n    return __import__(f"businesses.{name}")\n',
+            "app.py": "from businesses.demo import BUSINESS\n",
+        },
+    )
+    result = _run(str(root))
+    assert result.returncode == 1
+    assert "upward import: mcp_lambda.tools.x -> businesses (businesses is above every layer" in result.stdout
+    assert "upward import: mcp_lambda.protocol.y -> businesses" in result.stdout
+    assert "upward import: mcp_lambda.app -> businesses.demo" in result.stdout
+
+
+def test_the_composition_root_may_load_a_business(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "composition.py": (
+                "from importlib import import_module\n\n"
+                'def load(name):\n    return import_module(f"businesses.{name}")\n'
+            ),
+            "tools/__init__.py": "",
+            # Not a constant name: nothing the check can know, so nothing it reports.
+            "tools/x.py": "import importlib\n\ndef load(name):\n    return importlib.import_module(name)\n",
+        },
+    )
+    result = _run(str(root))
+    assert result.returncode == 0, result.stdout

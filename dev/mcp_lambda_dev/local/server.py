@@ -213,12 +213,13 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
     first = importlib.import_module(module_name)
     handlers = [getattr(first, function_name)]
     origin = importlib.util.find_spec(module_name)
-    shared = getattr(getattr(getattr(first, "app", None), "state", None), "sessions", None)
-    import mcp_lambda.app as app_module
+    import mcp_lambda.composition as composition
 
-    building = app_module.build_session_store
+    runtime = getattr(first, "runtime", None)
+    shared = runtime.sessions if isinstance(runtime, composition.Runtime) else None
+    building = composition.build_session_store
     if shared is not None:
-        app_module.build_session_store = lambda settings: shared
+        composition.build_session_store = lambda settings: shared
     try:
         for index in range(1, count):
             assert origin is not None and origin.origin is not None
@@ -228,7 +229,7 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
             spec.loader.exec_module(module)
             handlers.append(getattr(module, function_name))
     finally:
-        app_module.build_session_store = building
+        composition.build_session_store = building
     return handlers
 
 
@@ -241,15 +242,20 @@ def fail(message: str) -> NoReturn:
 def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     """Import the handler `workers` times (its cold start builds the app), turning the known start-up errors into
     one line."""
+    from mcp_lambda.composition import BusinessNotFound
     from mcp_lambda.manifest import ManifestError
     from mcp_lambda.settings import SettingsError
     from mcp_lambda.tools import ToolSignatureError
     from mcp_lambda.tools.business import BusinessError
 
+    from ..businesses import not_found
+
     try:
         handlers = load_handlers(dotted, workers)
     except SettingsError as exc:
         fail(f"{exc}; fix the variable in your environment (README: Configuration)")
+    except BusinessNotFound as exc:
+        fail(str(not_found(exc.name)))
     except BusinessError as exc:
         fail(str(exc))
     except ToolSignatureError as exc:

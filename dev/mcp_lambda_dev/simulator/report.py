@@ -14,8 +14,9 @@ from typing import Any
 from mcp_lambda.app import manifest_path
 from mcp_lambda.manifest import BoundManifest, bind_manifest
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import Business, ToolResult, load_business
+from mcp_lambda.tools import Business, ToolResult
 from mcp_lambda.tools.results import RESULT_VIOLATES_MANIFEST
+from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.projection import (
     card_candidates,
     model_view,

@@ -7,7 +7,7 @@ from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, 
 
 from ..deadlines import DeadlineExceeded
 from ..downstream import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, HttpResponse
-from .business import Business, load_business
+from .business import Business
 from .context import Caller, SecretUnavailable, ToolContext
 from .decorator import ToolSpec, tool
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
@@ -65,7 +65,6 @@ __all__ = [
     "execution_result",
     "input_required",
     "list_roots",
-    "load_business",
     "prompt",
     "resource",
     "resource_template",

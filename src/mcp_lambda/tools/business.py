@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,10 @@ class Business:
     completer: Completer | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
+    # Lookup tables built from the lists above.
+    _tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
+    _prompts_by_name: dict[str, PromptSpec] = field(init=False, repr=False, compare=False)
+    _resources_by_uri: dict[str, ResourceSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -54,53 +57,48 @@ class Business:
                 raise BusinessError(
                     f"business '{self.name}': error_map[{exc_type.__name__}] must be (int, str)"
                 )
-        object.__setattr__(self, "_by_name", {spec.name: spec for spec in self.tools})
-        object.__setattr__(self, "_prompts", {spec.name: spec for spec in self.prompts})
-        object.__setattr__(self, "_resources", {spec.uri: spec for spec in self.resources})
+        # frozen: the tables are set once, here, the way dataclasses itself sets fields
+        object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})
+        object.__setattr__(self, "_prompts_by_name", {spec.name: spec for spec in self.prompts})
+        object.__setattr__(self, "_resources_by_uri", {spec.uri: spec for spec in self.resources})
 
     def prompt(self, name: str) -> PromptSpec | None:
-        prompts: dict[str, PromptSpec] = self._prompts  # type: ignore[attr-defined]
-        return prompts.get(name)
+        """The prompt named `name`.
+
+        Args:
+            name: The prompt's name (`prompts/get`'s `name`).
+
+        Returns:
+            Its spec, or None when the business has no such prompt.
+        """
+        return self._prompts_by_name.get(name)
 
     def resource_for(self, uri: str) -> ResourceSpec | ResourceTemplateSpec:
-        """The static resource with that URI, else the first template matching it; ResourceNotFound otherwise."""
-        resources: dict[str, ResourceSpec] = self._resources  # type: ignore[attr-defined]
-        if uri in resources:
-            return resources[uri]
+        """The resource that serves `uri`: the static one with that URI, else the first template matching it.
+
+        Args:
+            uri: The URI asked for (`resources/read`'s `uri`).
+
+        Returns:
+            The static resource's or the template's spec.
+
+        Raises:
+            ResourceNotFound: No resource serves that URI.
+        """
+        if uri in self._resources_by_uri:
+            return self._resources_by_uri[uri]
         for template in self.resource_templates:
             if template.match(uri) is not None:
                 return template
         raise ResourceNotFound(uri)
 
     def tool(self, name: str) -> ToolSpec | None:
-        by_name: dict[str, ToolSpec] = self._by_name  # type: ignore[attr-defined]
-        return by_name.get(name)
+        """The tool named `name`.
 
+        Args:
+            name: The tool's name (`tools/call`'s `name`).
 
-def known_businesses() -> list[str]:
-    """The business packages on the path, in path order (src/businesses/ first, then dev/businesses/ locally)."""
-    try:
-        package = importlib.import_module("businesses")
-    except ModuleNotFoundError:
-        return []
-    import pkgutil  # only for the list of known businesses (an error message, the dev tools): not at start-up
-
-    names = [module.name for module in pkgutil.iter_modules(package.__path__) if module.ispkg]
-    return list(dict.fromkeys(names))
-
-
-def load_business(name: str) -> Business:
-    """Import `businesses.<name>` and return its `BUSINESS`."""
-    try:
-        module = importlib.import_module(f"businesses.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == "businesses" or exc.name == f"businesses.{name}"):
-            known = ", ".join(known_businesses()) or "none"
-            raise BusinessError(
-                f"business '{name}' not found; known: {known} (a business is a package src/businesses/<name>/)"
-            ) from None
-        raise
-    business = getattr(module, "BUSINESS", None)
-    if not isinstance(business, Business):
-        raise BusinessError(f"businesses.{name} must define BUSINESS = Business(...)")
-    return business
+        Returns:
+            Its spec, or None when the business has no such tool.
+        """
+        return self._tools_by_name.get(name)

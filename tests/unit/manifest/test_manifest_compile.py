@@ -76,7 +76,7 @@ def test_the_deployed_function_checks_results_against_the_compiled_manifest_with
         "r = handler.handler(http_event('POST', '/mcp', h, json.dumps(body)), LocalContext())\n"
         "tools = json.loads(r['body'])['result']['tools']\n"
         "print(json.dumps({'yaml': 'yaml' in sys.modules, 'schemas': sorted(t['name'] for t in tools "
-        "if 'outputSchema' in t), 'manifest': str(handler.app.state.manifest_path)}))\n"
+        "if 'outputSchema' in t), 'manifest': str(handler.runtime.manifest_path)}))\n"
     )
     env = {**ENV, "BUSINESS": "demo", "MANIFEST_DIR": str(tmp_path), "POWERTOOLS_METRICS_DISABLED": "true"}
     out = subprocess.run(
