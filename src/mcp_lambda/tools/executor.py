@@ -30,7 +30,6 @@ from ..observability import (
     summarize_arguments,
 )
 from .context import SecretUnavailable, ToolContext
-from .decorator import ToolSpec
 from .inputs import InputRequired
 from .rate_limits import RateLimited, RateLimits
 from .results import (
@@ -44,6 +43,7 @@ from .results import (
     ToolResult,
     business_error,
 )
+from .spec import ToolSpec
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
