@@ -247,3 +247,14 @@ def test_mypy_strict_sees_the_decorated_functions_signature(tmp_path: Path) -> N
         '"__call__" of "ToolSpec" has incompatible type "str"; expected "int"' in line for line in errors
     )
     assert any('Unexpected keyword argument "read_only"' in line for line in errors)
+
+
+def test_the_tools_page_example_runs_and_serves_its_tool() -> None:
+    page = (ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    [example] = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    namespace: dict[str, Any] = {}
+    exec(compile(example, "docs/tools.md", "exec"), namespace)
+    [spec] = namespace["BUSINESS"].tools
+    assert spec.to_wire()["annotations"] == {"destructiveHint": False, "openWorldHint": False}
+    assert (spec.runs_exactly_once, spec.dedupe_window_seconds) == (True, 60)
+    assert spec(guests=9, ctx=None).structured_content["code"] == 40001
