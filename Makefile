@@ -44,10 +44,11 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy + the import-graph check (layers, no cycles)
+lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles)
 	$(VENV)/bin/ruff check src dev tests scripts
 	$(VENV)/bin/ruff format --check src dev tests scripts
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --strict src/businesses
 	$(PY) scripts/import_graph.py src
 
 fmt: venv ## format the code

@@ -266,7 +266,7 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
     from mcp_lambda.lambda_adapter import lambda_handler
     from mcp_lambda.sessions import MemorySessionStore
     from mcp_lambda.settings import Settings
-    from mcp_lambda.tools import Business, execution_result, tool
+    from mcp_lambda.tools import Business, ToolAnnotations, execution_result, tool
 
     class Downstream(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -287,15 +287,21 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/price"
 
-    @tool(description="Use to get a price from the downstream service.", read_only=True)
+    @tool(
+        description="Use to get a price from the downstream service.",
+        annotations=ToolAnnotations(read_only=True),
+    )
     def price(ctx: ToolContext) -> ToolResult:
         return execution_result(ctx.http.get(url, interface="price.get").json()["data"])
 
-    @tool(description="Use to echo a message back.", read_only=True)
+    @tool(description="Use to echo a message back.", annotations=ToolAnnotations(read_only=True))
     async def echo(message: str) -> ToolResult:
         return execution_result({"message": message})
 
-    @tool(description="Use to echo a message back, from a plain function.", read_only=True)
+    @tool(
+        description="Use to echo a message back, from a plain function.",
+        annotations=ToolAnnotations(read_only=True),
+    )
     def echo_sync(message: str) -> ToolResult:
         return execution_result({"message": message})
 

@@ -39,7 +39,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext, ToolResult, business_error, execution_result, tool
+from mcp_lambda.tools import ToolAnnotations, ToolContext, ToolResult, business_error, execution_result, tool
 
 # The service's address and key live in the business secret (Secrets Manager in AWS, .env.local locally), so each
 # stage points at its own service without a code change: {name}_stock_url=https://... and {name}_stock_key=...
@@ -53,8 +53,7 @@ KEY_SECRET = "{name}_stock_key"
         "Not for saving or ordering an item."
     ),
     title="Check stock",
-    read_only=True,
-    open_world=True,
+    annotations=ToolAnnotations(read_only=True, open_world=True),
     safe_fields=("item_id",),
     rate_limit="10/second",  # per caller and container: a guard for the stock service behind the API's throttling
 )
@@ -95,7 +94,15 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
+from mcp_lambda.tools import (
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    business_error,
+    entities,
+    execution_result,
+    tool,
+)
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,7 @@ CATALOGUE = (
         "Not for saving an item (use save_item)."
     ),
     title="Find items",
-    read_only=True,
-    open_world=False,
+    annotations=ToolAnnotations(read_only=True, open_world=False),
     safe_fields=("keyword",),
 )
 def find_items(
@@ -140,8 +146,7 @@ def find_items(
 @tool(
     description="Use when the user asks to save one item found by find_items. Not for searching.",
     title="Save an item",
-    read_only=False,
-    idempotent=True,
+    annotations=ToolAnnotations(read_only=False, idempotent=True),
     safe_fields=("item_id",),
 )
 def save_item(

@@ -28,7 +28,7 @@ from mcp_lambda.aws import AwsBudget
 from mcp_lambda.secrets import SecretsManagerSource
 from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 
 DEADLINE_MS = 3000
 AWS_READ_TIMEOUT_S = 0.8
@@ -48,13 +48,19 @@ OTHER = {"jwt": {"claims": {"sub": "someone-else"}}}
 DOWNSTREAM = {"url": ""}  # where the `fetch` tool sends its requests: the proxy in front of the fake service
 
 
-@tool(description="Use to fetch an echo of a nonce from the downstream service.", read_only=True)
+@tool(
+    description="Use to fetch an echo of a nonce from the downstream service.",
+    annotations=ToolAnnotations(read_only=True),
+)
 def fetch(nonce: str, ctx: ToolContext) -> ToolResult:
     answer = ctx.http.get(f"{DOWNSTREAM['url']}/echo", params={"nonce": nonce}, interface="echo.get")
     return execution_result({"nonce": answer.json()["query"]["nonce"]})
 
 
-@tool(description="Use to read the API key and return its fingerprint.", read_only=True)
+@tool(
+    description="Use to read the API key and return its fingerprint.",
+    annotations=ToolAnnotations(read_only=True),
+)
 def key_fingerprint(ctx: ToolContext) -> ToolResult:
     return execution_result({"fingerprint": hashlib.sha256(ctx.secret("api_key").encode()).hexdigest()[:12]})
 

@@ -14,7 +14,9 @@ from typing import Any
 from mcp_lambda.lambda_adapter import LambdaHandler
 from mcp_lambda.tools import (
     Business,
+    ExactlyOnce,
     InputRequired,
+    ToolAnnotations,
     ToolContext,
     ToolResult,
     business_error,
@@ -68,11 +70,15 @@ def exactly_once_business(ledger: Ledger, name: str = "oncebiz") -> Business:
             raise RuntimeError("the first attempt fails")
         return execution_result({"run_id": run_id})
 
-    @tool(description="Use to look something up. Read-only.", read_only=True)
+    @tool(description="Use to look something up. Read-only.", annotations=ToolAnnotations(read_only=True))
     def lookup(query: str, ctx: ToolContext) -> ToolResult:
         return execution_result({"run_id": ledger.ran("lookup"), "query": query})
 
-    @tool(description="Use to test a read-only tool that opts in.", read_only=True, exactly_once=True)
+    @tool(
+        description="Use to test a read-only tool that opts in.",
+        annotations=ToolAnnotations(read_only=True),
+        exactly_once=True,
+    )
     def pinned_lookup(query: str, ctx: ToolContext) -> ToolResult:
         return execution_result({"run_id": ledger.ran("pinned_lookup")})
 
@@ -80,7 +86,10 @@ def exactly_once_business(ledger: Ledger, name: str = "oncebiz") -> Business:
     def unguarded(ctx: ToolContext) -> ToolResult:
         return execution_result({"run_id": ledger.ran("unguarded")})
 
-    @tool(description="Use to test key-less dedupe of the same arguments.", dedupe_window_seconds=600)
+    @tool(
+        description="Use to test key-less dedupe of the same arguments.",
+        exactly_once=ExactlyOnce(dedupe_window_seconds=600),
+    )
     def deduped(amount: int, ctx: ToolContext) -> ToolResult:
         return execution_result({"run_id": ledger.ran("deduped"), "amount": amount})
 

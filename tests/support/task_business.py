@@ -12,6 +12,7 @@ from mcp_lambda.tasks import TaskStartFailed, task_event
 from mcp_lambda.tools import (
     Business,
     InputRequired,
+    TaskConfig,
     ToolContext,
     ToolResult,
     business_error,
@@ -32,7 +33,7 @@ CALLS: list[str] = []  # the task tools that actually ran, in order
 
 @tool(
     description="Use to count to a number, slowly. Runs as a task for clients that take tasks.",
-    task="optional",
+    task=TaskConfig(mode="optional"),
 )
 def count_to(n: Annotated[int, Field(ge=1, le=50)], ctx: ToolContext) -> ToolResult:
     CALLS.append("count_to")
@@ -43,19 +44,22 @@ def count_to(n: Annotated[int, Field(ge=1, le=50)], ctx: ToolContext) -> ToolRes
     return content_result(text(f"counted to {n}"))
 
 
-@tool(description="Use to export a report. Runs only as a task.", task="required")
+@tool(description="Use to export a report. Runs only as a task.", task=TaskConfig(mode="required"))
 def export_report(ctx: ToolContext) -> ToolResult:
     CALLS.append("export_report")
     return business_error(50301, "the report service is down")
 
 
-@tool(description="Use to test a crash inside a task.", task="optional")
+@tool(description="Use to test a crash inside a task.", task=TaskConfig(mode="optional"))
 def crash(ctx: ToolContext) -> ToolResult:
     CALLS.append("crash")
     raise RuntimeError(SECRET_FAILURE_TEXT)
 
 
-@tool(description="Use to approve two things at once; asks the user inside the task.", task="optional")
+@tool(
+    description="Use to approve two things at once; asks the user inside the task.",
+    task=TaskConfig(mode="optional"),
+)
 def approve(ctx: ToolContext) -> ToolResult | InputRequired:
     CALLS.append("approve")
     if not {"a", "b"} <= set(ctx.input_responses):
@@ -68,7 +72,10 @@ def approve(ctx: ToolContext) -> ToolResult | InputRequired:
     return content_result(text(f"approvals: {oks}"))
 
 
-@tool(description="Use to test a task asking for a capability the client lacks (sampling).", task="optional")
+@tool(
+    description="Use to test a task asking for a capability the client lacks (sampling).",
+    task=TaskConfig(mode="optional"),
+)
 def needs_sampling(ctx: ToolContext) -> ToolResult | InputRequired:
     CALLS.append("needs_sampling")
     if "llm" not in ctx.input_responses:
@@ -83,7 +90,8 @@ def _ask_first(who: str, ctx: ToolContext) -> InputRequired | None:
 
 
 @tool(
-    description="Use to greet someone from a task after confirming.", task="required", before_task=_ask_first
+    description="Use to greet someone from a task after confirming.",
+    task=TaskConfig(mode="required", before_start=_ask_first),
 )
 def greet_later(who: str, ctx: ToolContext) -> ToolResult:
     CALLS.append("greet_later")

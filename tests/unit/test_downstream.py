@@ -16,13 +16,25 @@ from tests.support.lambda_client import LambdaClient, ModernClient, build_handle
 from mcp_lambda.deadlines import Deadline
 from mcp_lambda.downstream.retry import DeadlineRetry
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import Business, ToolContext, ToolResult, business_error, execution_result, tool
+from mcp_lambda.tools import (
+    Business,
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    business_error,
+    execution_result,
+    tool,
+)
 
 TARGET = {"url": ""}
 TOKEN = "tok-7c1d2e9f"
 
 
-@tool(description="Use to read an item from the downstream service.", read_only=True, safe_fields=("item",))
+@tool(
+    description="Use to read an item from the downstream service.",
+    annotations=ToolAnnotations(read_only=True),
+    safe_fields=("item",),
+)
 def read_item(item: str, ctx: ToolContext) -> ToolResult:
     answer = ctx.http.get(
         f"{TARGET['url']}/items/{item}",

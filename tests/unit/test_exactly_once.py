@@ -31,7 +31,15 @@ from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.observability import get_logger
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import ToolContext, ToolResult, ToolSignatureError, execution_result, tool
+from mcp_lambda.tools import (
+    ExactlyOnce,
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    ToolSignatureError,
+    execution_result,
+    tool,
+)
 from mcp_lambda_dev.local.events import LocalContext
 
 
@@ -391,11 +399,19 @@ def _plain(ctx: ToolContext) -> ToolResult:
 @pytest.mark.parametrize(
     ("options", "problem"),
     [
-        ({"exactly_once": "yes"}, "exactly_once must be True, False or None"),
-        ({"dedupe_window_seconds": 0}, "dedupe_window_seconds must be a whole number >= 1"),
-        ({"dedupe_window_seconds": True}, "dedupe_window_seconds must be a whole number >= 1"),
-        ({"dedupe_window_seconds": 1.5}, "dedupe_window_seconds must be a whole number >= 1"),
-        ({"exactly_once": False, "dedupe_window_seconds": 60}, "needs exactly_once"),
+        ({"exactly_once": "yes"}, "exactly_once must be True, False, an ExactlyOnce"),
+        (
+            {"exactly_once": ExactlyOnce(dedupe_window_seconds=0)},
+            "dedupe_window_seconds must be a whole number >= 1",
+        ),
+        (
+            {"exactly_once": ExactlyOnce(dedupe_window_seconds=True)},
+            "dedupe_window_seconds must be a whole number >= 1",
+        ),
+        (
+            {"exactly_once": ExactlyOnce(dedupe_window_seconds=1.5)},
+            "dedupe_window_seconds must be a whole number >= 1",
+        ),
     ],
 )
 def test_bad_exactly_once_options_fail_at_import(options: dict[str, Any], problem: str) -> None:
@@ -407,9 +423,16 @@ def test_bad_exactly_once_options_fail_at_import(options: dict[str, Any], proble
     ("options", "expected"),
     [
         ({}, True),
-        ({"read_only": True}, False),
-        ({"read_only": True, "exactly_once": True}, True),
-        ({"read_only": True, "dedupe_window_seconds": 60}, True),
+        ({"annotations": ToolAnnotations(read_only=True)}, False),
+        ({"annotations": ToolAnnotations(read_only=True), "exactly_once": True}, True),
+        ({"annotations": ToolAnnotations(read_only=True), "exactly_once": ExactlyOnce()}, True),
+        (
+            {
+                "annotations": ToolAnnotations(read_only=True),
+                "exactly_once": ExactlyOnce(dedupe_window_seconds=60),
+            },
+            True,
+        ),
         ({"exactly_once": False}, False),
     ],
 )

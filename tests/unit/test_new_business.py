@@ -51,6 +51,7 @@ def test_scaffold_passes_the_linters_of_make_lint(scaffolded: Path) -> None:
             sys.executable,
             "-m",
             "mypy",
+            "--strict",  # as make lint checks every business
             "--cache-dir",
             str(scaffolded / ".mypy_cache"),
             "-p",

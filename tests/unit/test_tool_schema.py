@@ -12,6 +12,7 @@ from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient
 
 from mcp_lambda.tools import (
     Business,
+    ToolAnnotations,
     ToolContext,
     ToolResult,
     ToolSignatureError,
@@ -26,7 +27,11 @@ HAND_WRITTEN = {
 }
 
 
-@tool(description="Use to list orders. Not for one order.", read_only=True, safe_fields=("limit", "status"))
+@tool(
+    description="Use to list orders. Not for one order.",
+    annotations=ToolAnnotations(read_only=True),
+    safe_fields=("limit", "status"),
+)
 def list_orders(
     ctx: ToolContext,
     limit: int | None = None,
@@ -40,12 +45,15 @@ def list_orders(
     )
 
 
-@tool(description="Use to tag an order. Not for anything else.", destructive=False, idempotent=True)
+@tool(
+    description="Use to tag an order. Not for anything else.",
+    annotations=ToolAnnotations(destructive=False, idempotent=True),
+)
 def tag_order(note: str | None, priority: int | None = 3) -> ToolResult:
     return execution_result({"note": note, "priority": priority})
 
 
-@tool(description="Use to test a hand-written schema.", input_schema_override=HAND_WRITTEN)
+@tool(description="Use to test a hand-written schema.", input_schema=HAND_WRITTEN)
 def hand_written(arguments: dict[str, Any]) -> ToolResult:
     return execution_result({"seen": arguments})
 
@@ -138,7 +146,10 @@ def test_annotations_are_served_to_handshake_clients_too() -> None:
 
 
 def test_all_four_hints_are_listed_in_the_spec_order() -> None:
-    @tool(description="Use to test.", open_world=False, idempotent=True, destructive=False, read_only=False)
+    @tool(
+        description="Use to test.",
+        annotations=ToolAnnotations(open_world=False, idempotent=True, destructive=False, read_only=False),
+    )
     def every_hint() -> ToolResult:
         return execution_result({})
 
@@ -161,57 +172,25 @@ def test_spec_accessors_answer_with_the_mcp_defaults_when_a_hint_is_left_out() -
     assert list_orders.read_only is True and list_orders.destructive is False
 
 
-def test_the_older_annotations_mapping_still_works_and_feeds_the_accessors() -> None:
-    @tool(description="Use to test.", annotations={"title": "Old style", "readOnlyHint": True})
-    def old_style() -> ToolResult:
+def test_an_annotations_title_is_served_inside_annotations_not_as_the_tool_title() -> None:
+    @tool(description="Use to test.", annotations=ToolAnnotations(title="For older clients", read_only=True))
+    def titled_inside() -> ToolResult:
         return execution_result({})
 
-    wire = old_style.to_wire()
-    assert wire["annotations"] == {"title": "Old style", "readOnlyHint": True}
+    wire = titled_inside.to_wire()
+    assert wire["annotations"] == {"title": "For older clients", "readOnlyHint": True}
     assert "title" not in wire
-    assert old_style.read_only is True
+    assert titled_inside.read_only is True
 
 
 def test_title_keyword_is_the_top_level_tool_title() -> None:
-    @tool(description="Use to test.", title="Nice name", read_only=True)
+    @tool(description="Use to test.", title="Nice name", annotations=ToolAnnotations(read_only=True))
     def titled() -> ToolResult:
         return execution_result({})
 
     wire = titled.to_wire()
     assert wire["title"] == "Nice name"
     assert wire["annotations"] == {"readOnlyHint": True}
-
-
-def test_keyword_and_mapping_may_agree_but_not_contradict() -> None:
-    @tool(description="Use to test.", read_only=True, annotations={"readOnlyHint": True})
-    def agreeing() -> ToolResult:
-        return execution_result({})
-
-    assert agreeing.to_wire()["annotations"] == {"readOnlyHint": True}
-    with pytest.raises(
-        ToolSignatureError, match=r"read_only=False contradicts annotations\['readOnlyHint'\]"
-    ):
-
-        @tool(description="Use to test.", read_only=False, annotations={"readOnlyHint": True})
-        def contradicting() -> ToolResult:
-            return execution_result({})
-
-
-@pytest.mark.parametrize(
-    ("keywords", "message"),
-    [
-        ({"annotations": {"readOnly": True}}, r"unknown annotations \['readOnly'\]"),
-        ({"annotations": {"readOnlyHint": "yes"}}, r"readOnlyHint.*true or false"),
-        ({"annotations": {"title": 3}}, r"title.*string"),
-        ({"read_only": 1}, r"read_only must be True, False or None"),
-    ],
-)
-def test_bad_annotations_fail_at_decoration_time(keywords: dict[str, Any], message: str) -> None:
-    with pytest.raises(ToolSignatureError, match=rf"tool 'bad_tool'.*{message}"):
-
-        @tool(description="Use to test.", **keywords)
-        def bad_tool() -> ToolResult:
-            return execution_result({})
 
 
 # --- safe_fields ---------------------------------------------------------------------------------------------
@@ -242,7 +221,7 @@ def test_safe_fields_given_as_one_string_is_an_error() -> None:
 
 
 def test_safe_fields_may_name_properties_of_a_hand_written_schema() -> None:
-    @tool(description="Use to test.", input_schema_override=HAND_WRITTEN, safe_fields=("limit",))
+    @tool(description="Use to test.", input_schema=HAND_WRITTEN, safe_fields=("limit",))
     def hand_written_safe(arguments: dict[str, Any]) -> ToolResult:
         return execution_result({})
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-from mcp_lambda.tools import ToolContext, ToolResult, content_result, text, tool
+from mcp_lambda.tools import ToolContext, ToolResult, ToolSpec, content_result, text, tool
 
 from .media import PNG_BASE64, WAV_BASE64
 
@@ -112,14 +113,14 @@ JSON_SCHEMA_2020_12 = {
 }
 
 
-@tool(description="Tool with JSON Schema 2020-12 features", input_schema_override=JSON_SCHEMA_2020_12)
+@tool(description="Tool with JSON Schema 2020-12 features", input_schema=JSON_SCHEMA_2020_12)
 def json_schema_2020_12_tool() -> ToolResult:
     return content_result(text("JSON Schema 2020-12 tool called"))
 
 
 @tool(
     description="Echoes a region that is mirrored in the Mcp-Param-Region header.",
-    input_schema_override={
+    input_schema={
         "type": "object",
         "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
         "required": ["region"],
@@ -129,7 +130,7 @@ def test_x_mcp_header(region: str = "") -> ToolResult:
     return content_result(text(f"region={region}"))
 
 
-CONTENT_TOOLS = [
+CONTENT_TOOLS: list[ToolSpec[..., Any]] = [
     test_simple_text,
     test_image_content,
     test_audio_content,

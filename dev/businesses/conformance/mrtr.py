@@ -11,6 +11,7 @@ from mcp_lambda.tools import (
     InputRequired,
     ToolContext,
     ToolResult,
+    ToolSpec,
     content_result,
     elicit,
     input_required,
@@ -201,7 +202,7 @@ def test_elicitation_sep1330_enums(ctx: ToolContext) -> ToolResult | InputRequir
     return content_result(text(f"Elicitation completed: action={answer.get('action')}"))
 
 
-MRTR_TOOLS = [
+MRTR_TOOLS: list[ToolSpec[..., Any]] = [
     test_elicitation_sep1034_defaults,
     test_elicitation_sep1330_enums,
     test_input_required_result_elicitation,

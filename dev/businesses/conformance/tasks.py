@@ -12,8 +12,10 @@ from pydantic import Field
 
 from mcp_lambda.tools import (
     InputRequired,
+    TaskConfig,
     ToolContext,
     ToolResult,
+    ToolSpec,
     content_result,
     elicit,
     input_required,
@@ -52,7 +54,7 @@ def greet(name: str) -> ToolResult:
 
 @tool(
     description="Computes for `seconds` seconds (0: at once), then answers. Runs as a task for task clients.",
-    task="optional",
+    task=TaskConfig(mode="optional"),
     safe_fields=("seconds", "label"),
 )
 def slow_compute(
@@ -66,21 +68,24 @@ def slow_compute(
 
 @tool(
     description="A job that always fails with a tool error after about a second. Runs only as a task.",
-    task="required",
+    task=TaskConfig(mode="required"),
 )
 def failing_job(ctx: ToolContext) -> ToolResult:
     _sleep(ctx, 1)
     return content_result(text("The job failed: the upstream system rejected it"), is_error=True)
 
 
-@tool(description="A job that crashes: the task fails with a JSON-RPC internal error.", task="optional")
+@tool(
+    description="A job that crashes: the task fails with a JSON-RPC internal error.",
+    task=TaskConfig(mode="optional"),
+)
 def protocol_error_job(ctx: ToolContext) -> ToolResult:
     raise RuntimeError("protocol_error_job crashed on purpose")
 
 
 @tool(
     description="Deletes a file after the user confirms (one elicitation while the task waits).",
-    task="optional",
+    task=TaskConfig(mode="optional"),
     safe_fields=("filename",),
 )
 def confirm_delete(filename: str, ctx: ToolContext) -> ToolResult | InputRequired:
@@ -92,7 +97,10 @@ def confirm_delete(filename: str, ctx: ToolContext) -> ToolResult | InputRequire
     return content_result(text(f"Deleted {filename}"))
 
 
-@tool(description="Asks two questions at once (two pending input requests), then answers.", task="optional")
+@tool(
+    description="Asks two questions at once (two pending input requests), then answers.",
+    task=TaskConfig(mode="optional"),
+)
 def multi_input(ctx: ToolContext) -> ToolResult | InputRequired:
     if not {"first", "second"} <= set(ctx.input_responses):
         return input_required(
@@ -112,15 +120,14 @@ def _ask_name_first(ctx: ToolContext) -> InputRequired | None:
 
 @tool(
     description="Asks the user's name (a multi round-trip round), then greets them from a task.",
-    task="required",
-    before_task=_ask_name_first,
+    task=TaskConfig(mode="required", before_start=_ask_name_first),
 )
 def test_tool_with_task(ctx: ToolContext) -> ToolResult:
     name = (_content(ctx, "user_name") or {}).get("name", "there")
     return content_result(text(f"Hello, {name}! (greeted from a task)"))
 
 
-TASK_TOOLS = [
+TASK_TOOLS: list[ToolSpec[..., Any]] = [
     greet,
     slow_compute,
     failing_job,

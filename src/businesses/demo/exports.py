@@ -14,7 +14,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext, ToolResult, business_error, execution_result, tool
+from mcp_lambda.tools import (
+    TaskConfig,
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    business_error,
+    execution_result,
+    tool,
+)
 
 from . import codes
 from .places import PLACE_HELP, PLACES, PlaceId, TravelMode, plan
@@ -30,12 +38,10 @@ SECONDS_PER_LEG = 0.8
         "directions, time and fare) into one PDF or calendar (ics) file and returns its download link; this "
         "takes a few seconds per leg. Not for looking up a single route (use search_routes) and not for booking."
     ),
-    read_only=True,
-    idempotent=True,
-    open_world=False,
     title="Export a trip plan",
+    annotations=ToolAnnotations(read_only=True, idempotent=True, open_world=False),
     safe_fields=("stops", "travel_mode", "file_format"),
-    task="optional",
+    task=TaskConfig(mode="optional"),
 )
 def export_trip_plan(
     stops: Annotated[

@@ -8,7 +8,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
+from mcp_lambda.tools import (
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    business_error,
+    entities,
+    execution_result,
+    tool,
+)
 
 from . import codes
 from .catalogue import BY_ID, CATALOGUE, CATEGORY_HELP, Category
@@ -30,10 +38,7 @@ ProductId = Annotated[
         "150 yuan'. Shows a product list card; you may then narrow it to the items the user cares about. "
         "Not for checking orders or stock alerts (use subscribe_product to get notified)."
     ),
-    read_only=True,
-    idempotent=True,
-    open_world=False,
-    annotations={"title": "Search products"},
+    annotations=ToolAnnotations(title="Search products", read_only=True, idempotent=True, open_world=False),
     safe_fields=("keyword", "category", "max_price_yuan", "sort", "limit"),
 )
 async def search_products(
@@ -96,11 +101,13 @@ async def search_products(
         "subscription; a retry with the same tool_call_id returns the first call's subscription instead of "
         "creating another. Not for buying or reserving a product."
     ),
-    read_only=False,
-    destructive=False,
-    idempotent=False,
-    open_world=False,
-    annotations={"title": "Subscribe to a product alert"},
+    annotations=ToolAnnotations(
+        title="Subscribe to a product alert",
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        open_world=False,
+    ),
     safe_fields=("product_id", "alert", "target_price_yuan"),
     scopes=["subscriptions:write"],
 )
@@ -162,10 +169,9 @@ def subscribe_product(
         "Use when the user asks which product alerts they have, e.g. 'what am I subscribed to?'. Lists only "
         "this user's own subscriptions, newest last. Not for creating one (use subscribe_product)."
     ),
-    read_only=True,
-    idempotent=True,
-    open_world=False,
-    annotations={"title": "List my product alerts"},
+    annotations=ToolAnnotations(
+        title="List my product alerts", read_only=True, idempotent=True, open_world=False
+    ),
     scopes=["subscriptions:read"],
 )
 def list_subscriptions(ctx: ToolContext) -> ToolResult:

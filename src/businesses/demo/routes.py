@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, tool
+from mcp_lambda.tools import ToolAnnotations, ToolContext, ToolResult, business_error, entities, tool
 
 from . import codes
 from .places import MODE_HELP, PLACE_HELP, PlaceId, TravelMode, plan
@@ -39,10 +39,7 @@ DepartureDate = Annotated[
         "distance, fare and steps. Not for comparing several ways of travelling without a card (use "
         "search_routes_for_reference) and not for booking tickets or cars."
     ),
-    read_only=True,
-    idempotent=True,
-    open_world=False,
-    annotations={"title": "Search a route"},
+    annotations=ToolAnnotations(title="Search a route", read_only=True, idempotent=True, open_world=False),
     safe_fields=("origin", "destination", "travel_mode", "departure_date"),
 )
 async def search_routes(
@@ -70,10 +67,9 @@ async def search_routes(
         "faster than a taxi from Zhongguancun to Beijing South?'. Returns one route per travel mode asked for, "
         "for you to compare. Not for showing the user a route to follow (use search_routes) and not for booking."
     ),
-    read_only=True,
-    idempotent=True,
-    open_world=False,
-    annotations={"title": "Compare routes (no card)"},
+    annotations=ToolAnnotations(
+        title="Compare routes (no card)", read_only=True, idempotent=True, open_world=False
+    ),
     safe_fields=("origin", "destination", "travel_modes"),
 )
 async def search_routes_for_reference(

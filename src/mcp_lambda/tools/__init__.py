@@ -1,6 +1,7 @@
 """The public tool API: everything a business module imports, and nothing else.
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, execution_result, business_error
+from mcp_lambda.tools import ToolAnnotations, ExactlyOnce, TaskConfig   # @tool's typed options
 
 `ctx.http` raises DownstreamUnavailable (CircuitOpen) and DownstreamTimeout, exported here for a tool to catch.
 """
@@ -9,8 +10,9 @@ from ..deadlines import DeadlineExceeded
 from ..downstream import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, HttpResponse
 from .business import Business
 from .context import Caller, SecretUnavailable, ToolContext
-from .decorator import ToolSpec, tool
+from .decorator import tool
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
+from .options import ExactlyOnce, TaskConfig, ToolAnnotations
 from .prompts import PromptSpec, assistant, prompt, user
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
 from .results import (
@@ -29,6 +31,7 @@ from .results import (
     text,
 )
 from .schema import ToolSignatureError
+from .spec import ToolSpec
 
 __all__ = [
     "DEADLINE_EXCEEDED",
@@ -45,6 +48,7 @@ __all__ = [
     "DownstreamError",
     "DownstreamTimeout",
     "DownstreamUnavailable",
+    "ExactlyOnce",
     "HttpResponse",
     "InputRequest",
     "InputRequired",
@@ -53,6 +57,8 @@ __all__ = [
     "ResourceSpec",
     "ResourceTemplateSpec",
     "SecretUnavailable",
+    "TaskConfig",
+    "ToolAnnotations",
     "ToolContext",
     "ToolResult",
     "ToolSignatureError",

@@ -42,8 +42,10 @@ class TaskControl(Protocol):
 
 @dataclass
 class ToolContext:
-    """The call as the tool sees it.
+    """The call as the tool sees it: give a tool (or prompt, or resource) a parameter typed `ToolContext`.
 
+    A tool reads from it what it needs (`ctx.secret(...)`, `ctx.http`, `ctx.caller`, `ctx.input_responses`) and
+    reports through it (`ctx.log(...)`, `ctx.report_progress(...)`); the server builds it, a tool never does.
     `session_id` is set only for clients that opened a session (initialize). `notify` sends a request-scoped
     notification (progress, log) when the transport can carry it.
     """
@@ -79,15 +81,32 @@ class ToolContext:
     http: HttpClient = field(default_factory=HttpClient)
 
     def remaining_ms(self) -> int:
-        """Milliseconds left before the request deadline; at 0 the call is answered with error result 50400."""
+        """Milliseconds left before the request deadline.
+
+        Returns:
+            The milliseconds left; at 0 the call is answered with error result 50400.
+        """
         return self.deadline.remaining_ms()
 
     def supports(self, capability: str) -> bool:
-        """Whether the client declared a capability (`elicitation`, `sampling`, `roots`, ...)."""
+        """Whether the client declared a capability, e.g. before asking for input it may not support.
+
+        Args:
+            capability: `elicitation`, `sampling`, `roots`, ...
+
+        Returns:
+            True when the client declared it.
+        """
         return capability in self.client_capabilities
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
-        """Send the client a `notifications/message` when it asked for this level or a lower one."""
+        """Send the client a `notifications/message` when it asked for this level or a lower one.
+
+        Args:
+            level: One of LOG_LEVELS (`debug` ... `emergency`); an unknown level sends nothing.
+            data: What to send (any JSON value).
+            logger: The logger name shown to the client.
+        """
         if self.notify is None or self.log_level is None or level not in LOG_LEVELS:
             return
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
@@ -98,23 +117,39 @@ class ToolContext:
         self.notify("notifications/message", params)
 
     def secret(self, name: str) -> str:
-        """The business secret `name` (Secrets Manager in AWS, `.env.local` locally); raises SecretUnavailable."""
+        """A business secret (Secrets Manager in AWS, `.env.local` locally).
+
+        Args:
+            name: The secret's key.
+
+        Returns:
+            Its value; never log it.
+
+        Raises:
+            SecretUnavailable: the secret is missing or cannot be read (left uncaught: error result 50020).
+        """
         return self.secrets.get(name)
 
     @property
     def progress_token(self) -> str | int | None:
+        """The client's `progressToken` for this call, or None when it asked for no progress."""
         token = self.meta.get("progressToken")
         return token if isinstance(token, str | int) and not isinstance(token, bool) else None
 
     def cancelled(self) -> bool:
         """Whether the client cancelled this call's task (check it between steps and stop early when true).
 
-        Always false for a call that is not a task: a synchronous call ends with its request.
+        Returns:
+            True once the task was cancelled; always false for a call that is not a task.
         """
         return self.task is not None and self.task.cancelled()
 
     def report_status(self, message: str) -> None:
-        """In a task: the `statusMessage` a polling client sees ("Rendering day 2 of 5"). Otherwise a no-op."""
+        """In a task: set the `statusMessage` a polling client sees. Otherwise a no-op.
+
+        Args:
+            message: e.g. "Rendering day 2 of 5".
+        """
         if self.task is not None:
             self.task.report_status(message)
 
@@ -124,6 +159,11 @@ class ToolContext:
         """Send `notifications/progress` when the client asked for it (a `progressToken`); otherwise a no-op.
 
         In a task (which carries no notifications) the progress becomes the task's `statusMessage` instead.
+
+        Args:
+            progress: How far the call is (grows with each report).
+            total: The value `progress` reaches when done, if known.
+            message: What is being done now.
         """
         if self.task is not None:
             done = f"{progress:g}/{total:g}" if total is not None else f"{progress:g}"

@@ -30,7 +30,6 @@ from ..observability import (
     summarize_arguments,
 )
 from .context import SecretUnavailable, ToolContext
-from .decorator import ToolSpec
 from .inputs import InputRequired
 from .rate_limits import RateLimited, RateLimits
 from .results import (
@@ -44,6 +43,7 @@ from .results import (
     ToolResult,
     business_error,
 )
+from .spec import ToolSpec
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
@@ -238,10 +238,10 @@ class ToolExecutor:
     async def admit(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult | InputRequired | None:
-        """Before a task is created: validate the arguments and run the tool's `before_task`.
+        """Before a task is created: validate the arguments and run the tool's `TaskConfig.before_start`.
 
         None means "create the task". Otherwise the answer for this request, logged like a finished call: an
-        error result (bad arguments, `before_task` refused or failed) or `input_required(...)` (ask first).
+        error result (bad arguments, `before_start` refused or failed) or `input_required(...)` (ask first).
         """
         hook = spec.before_task
         if spec.arguments is None and hook is None:
@@ -364,7 +364,7 @@ class _Call:
 
 
 def _admitted(**kwargs: Any) -> None:
-    """The default admission when a tool has no `before_task`: the arguments validated, start the task."""
+    """The default admission when a tool has no `before_start`: the arguments validated, start the task."""
     return None
 
 

@@ -17,6 +17,8 @@ from .context import ToolContext
 
 @dataclass(frozen=True)
 class PromptSpec:
+    """A prompt as the server serves it, made by `@prompt`; list it in `Business(prompts=[...])`."""
+
     name: str
     description: str
     arguments: tuple[dict[str, Any], ...]
@@ -25,6 +27,7 @@ class PromptSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
+        """The prompt's entry in prompts/list: `{"name", "description", "title"?, "arguments"?}`."""
         wire: dict[str, Any] = {"name": self.name, "description": self.description}
         if self.title:
             wire["title"] = self.title
@@ -33,6 +36,7 @@ class PromptSpec:
         return wire
 
     def missing(self, given: dict[str, Any]) -> list[str]:
+        """The required arguments `given` lacks (or gives as something other than a string)."""
         return [
             a["name"]
             for a in self.arguments
@@ -52,7 +56,22 @@ def _describe(annotation: Any) -> str | None:
 
 def prompt(
     *, description: str, name: str | None = None, title: str | None = None
-) -> Callable[..., PromptSpec]:
+) -> Callable[[Callable[..., Any]], PromptSpec]:
+    """Describe a function as a prompt: `@prompt(description="...")`.
+
+    Each parameter is a string argument (required unless it has a default; `Annotated[str, "text"]` or
+    `Field(description=...)` describes it); one typed `ToolContext` receives the context instead. The function
+    returns a list of messages (`user(...)`, `assistant(...)`), or `input_required(...)` to ask first.
+
+    Args:
+        description: What the prompt is for.
+        name: The wire name; defaults to the function's name.
+        title: The display name.
+
+    Returns:
+        A decorator that turns the function into a PromptSpec.
+    """
+
     def wrap(fn: Callable[..., Any]) -> PromptSpec:
         hints = get_type_hints(fn, include_extras=True)
         arguments, context_param = [], None
@@ -75,7 +94,14 @@ def prompt(
 
 
 def user(content: str | dict[str, Any]) -> dict[str, Any]:
-    """A user message; `content` is text or one content block (image, resource, ...)."""
+    """A user message for a prompt's result.
+
+    Args:
+        content: Text, or one content block (image, resource, ...).
+
+    Returns:
+        `{"role": "user", "content": ...}`.
+    """
     return {
         "role": "user",
         "content": {"type": "text", "text": content} if isinstance(content, str) else content,
@@ -83,6 +109,14 @@ def user(content: str | dict[str, Any]) -> dict[str, Any]:
 
 
 def assistant(content: str | dict[str, Any]) -> dict[str, Any]:
+    """An assistant message for a prompt's result.
+
+    Args:
+        content: Text, or one content block (image, resource, ...).
+
+    Returns:
+        `{"role": "assistant", "content": ...}`.
+    """
     return {
         "role": "assistant",
         "content": {"type": "text", "text": content} if isinstance(content, str) else content,

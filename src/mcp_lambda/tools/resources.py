@@ -19,7 +19,7 @@ _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class ResourceNotFound(LookupError):
-    """No resource or template matches the URI."""
+    """No resource or template matches the URI; raise it from a template's read function for an unknown id."""
 
 
 def _context_param(fn: Callable[..., Any]) -> str | None:
@@ -46,6 +46,8 @@ def _listing_entry(
 
 @dataclass(frozen=True)
 class ResourceSpec:
+    """A resource as the server serves it, made by `@resource`; list it in `Business(resources=[...])`."""
+
     uri: str
     name: str
     description: str
@@ -55,14 +57,19 @@ class ResourceSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
+        """The resource's entry in resources/list."""
         return _listing_entry("uri", self.uri, self.name, self.description, self.mime_type, self.title)
 
     def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
+        """The keyword arguments the read function is called with for `uri`: the context, if it takes one."""
         return {self.context_param: ctx} if self.context_param else {}
 
 
 @dataclass(frozen=True)
 class ResourceTemplateSpec:
+    """A resource template as the server serves it, made by `@resource_template`; list it in
+    `Business(resource_templates=[...])`."""
+
     uri_template: str
     name: str
     description: str
@@ -73,15 +80,18 @@ class ResourceTemplateSpec:
     title: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
+        """The template's entry in resources/templates/list."""
         return _listing_entry(
             "uriTemplate", self.uri_template, self.name, self.description, self.mime_type, self.title
         )
 
     def match(self, uri: str) -> dict[str, str] | None:
+        """The template variables' values in `uri`, or None when `uri` does not match the template."""
         found = self.pattern.fullmatch(uri)
         return found.groupdict() if found else None
 
     def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
+        """The keyword arguments the read function is called with for `uri`: its variables, and the context."""
         values: dict[str, Any] = dict(self.match(uri) or {})
         if self.context_param:
             values[self.context_param] = ctx
@@ -91,6 +101,22 @@ class ResourceTemplateSpec:
 def resource(
     uri: str, *, name: str, description: str, mime_type: str = "text/plain", title: str | None = None
 ) -> Callable[[Callable[..., Any]], ResourceSpec]:
+    """Describe a function as a resource: `@resource("test://info", name="info", description="...")`.
+
+    The function returns `str` (text), `bytes` (a base64 blob) or `input_required(...)`; a parameter typed
+    `ToolContext` receives the context.
+
+    Args:
+        uri: The resource's URI.
+        name: Its name in resources/list.
+        description: What it holds.
+        mime_type: The `mimeType` of its contents.
+        title: The display name.
+
+    Returns:
+        A decorator that turns the function into a ResourceSpec.
+    """
+
     def wrap(fn: Callable[..., Any]) -> ResourceSpec:
         return ResourceSpec(uri, name, description, mime_type, fn, _context_param(fn), title)
 
@@ -100,7 +126,21 @@ def resource(
 def resource_template(
     uri_template: str, *, name: str, description: str, mime_type: str = "text/plain", title: str | None = None
 ) -> Callable[[Callable[..., Any]], ResourceTemplateSpec]:
-    """Simple RFC 6570 level-1 templates: each `{var}` matches one path segment."""
+    """Describe a function as a resource template: `@resource_template("test://items/{id}", name=..., ...)`.
+
+    Simple RFC 6570 level-1 templates: each `{var}` matches one path segment and reaches the function as the
+    `str` parameter of that name; raise ResourceNotFound for a value that names nothing.
+
+    Args:
+        uri_template: The template, e.g. `test://items/{id}`.
+        name: Its name in resources/templates/list.
+        description: What its resources hold.
+        mime_type: The `mimeType` of their contents.
+        title: The display name.
+
+    Returns:
+        A decorator that turns the function into a ResourceTemplateSpec.
+    """
 
     def wrap(fn: Callable[..., Any]) -> ResourceTemplateSpec:
         parts = _VARIABLE.split(uri_template)

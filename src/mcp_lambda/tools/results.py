@@ -56,7 +56,10 @@ def error_advice(code: int) -> tuple[bool, str]:
 
 
 class ToolResult(BaseModel):
-    """What a tool returns: MCP `CallToolResult` content, `structuredContent` and the error flag."""
+    """What a tool returns: MCP `CallToolResult` content, `structuredContent` and the error flag.
+
+    Build one with `entities`, `execution_result`, `business_error` or `content_result` rather than by hand.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -67,6 +70,7 @@ class ToolResult(BaseModel):
     is_error: bool = False
 
     def to_wire(self) -> dict[str, Any]:
+        """The result as tools/call answers it: `{"content", "structuredContent"?, "isError"?}`."""
         wire: dict[str, Any] = {"content": list(self.content)}
         if self.structured_content is not None:
             wire["structuredContent"] = self.structured_content
@@ -76,7 +80,14 @@ class ToolResult(BaseModel):
 
 
 def text(value: str) -> dict[str, Any]:
-    """A text content block."""
+    """A text content block, for `content_result` or a prompt message.
+
+    Args:
+        value: The text.
+
+    Returns:
+        `{"type": "text", "text": value}`.
+    """
     return {"type": "text", "text": value}
 
 
@@ -89,13 +100,29 @@ def _json_text(value: Any) -> str:
 
 
 def entities(items: Sequence[Mapping[str, Any]], text: str | None = None) -> ToolResult:
-    """An `entities` result: `structuredContent = {"entities": [...]}`; `text` is what the model reads first."""
+    """An `entities` result: the things the tool found, as its manifest declares them (shown as cards).
+
+    Args:
+        items: The entities, each with its `entity_type` and fields.
+        text: What the model reads first; defaults to the entities as JSON.
+
+    Returns:
+        A result with `structuredContent = {"entities": [...]}`.
+    """
     structured = {"entities": [dict(item) for item in items]}
     return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
 
 
 def execution_result(result: Mapping[str, Any], text: str | None = None) -> ToolResult:
-    """An `execution_result`: the action's own result object (no entities, never a card)."""
+    """An `execution_result`: the outcome of an action (no entities, never a card).
+
+    Args:
+        result: The action's own result object, e.g. `{"success": True, "message": "Saved."}`.
+        text: What the model reads first; defaults to the result as JSON.
+
+    Returns:
+        A result with `structuredContent = result`.
+    """
     structured = dict(result)
     return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
 
@@ -108,9 +135,24 @@ def business_error(
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
 ) -> ToolResult:
-    """The error branch: `isError: true` and `structuredContent = {code, message, retryable, suggested_action,
-    retry_after_ms?}`; what is not given comes from the code (`error_advice`). `retry_after_ms` is present
-    whenever the error is retryable (default 1000)."""
+    """A refusal the model can act on: `isError: true` and `structuredContent = {code, message, retryable,
+    suggested_action, retry_after_ms?}`.
+
+    Args:
+        code: The business's own error code (5 digits; the family, e.g. 404xx, sets the defaults below).
+        message: What went wrong, for the model and the user; no secrets, no stack traces.
+        retryable: Whether the same call may succeed later; defaults by code (5xxxx and 429xx: yes).
+        retry_after_ms: How long to wait before retrying; present whenever the error is retryable (default 1000).
+        suggested_action: One of `fix_arguments`, `ask_user`, `wait_and_retry`, `skip_and_continue`,
+            `escalate_to_human`; defaults by code.
+
+    Returns:
+        The error result.
+
+    Raises:
+        TypeError: `code` is not an int.
+        ValueError: an unknown `suggested_action`, or a negative `retry_after_ms`.
+    """
     if isinstance(code, bool) or not isinstance(code, int):
         raise TypeError("business_error code must be an int")
     default_retryable, default_action = error_advice(code)
@@ -145,7 +187,16 @@ def _action_for(retryable: bool) -> str:
 def content_result(
     *blocks: Mapping[str, Any], structured_content: Any = None, is_error: bool = False
 ) -> ToolResult:
-    """A result made of raw MCP content blocks (text, image, audio, resource, resource_link)."""
+    """A result made of raw MCP content blocks, for a tool outside the manifest's result contract.
+
+    Args:
+        *blocks: The content blocks (`text(...)`, image, audio, resource, resource_link).
+        structured_content: The `structuredContent`, if any.
+        is_error: Mark the result as an error (`isError: true`).
+
+    Returns:
+        The result.
+    """
     return ToolResult(
         content=[dict(b) for b in blocks], structured_content=structured_content, is_error=is_error
     )

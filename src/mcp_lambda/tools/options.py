@@ -1,0 +1,145 @@
+"""The small typed objects @tool takes: ToolAnnotations, ExactlyOnce and TaskConfig, and their checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .schema import ToolSignatureError
+
+# Whether a call may run as a task (2026-07-28 `io.modelcontextprotocol/tasks`): never, the server's choice, always.
+TaskSupport = Literal["forbidden", "optional", "required"]
+TASK_MODES = ("optional", "required")
+# Each typed hint and its wire key, in the order the spec lists them (and the wire carries them).
+HINT_OF_FIELD = {
+    "read_only": "readOnlyHint",
+    "destructive": "destructiveHint",
+    "idempotent": "idempotentHint",
+    "open_world": "openWorldHint",
+}
+
+
+@dataclass(frozen=True)
+class ToolAnnotations:
+    """What a client may assume about a tool: the MCP `annotations` hints, each left out when None.
+
+    Example: `@tool(annotations=ToolAnnotations(read_only=True, open_world=False))`. A hint a tool leaves out
+    means what MCP says a client must assume: not read-only, destructive, not idempotent, open world.
+
+    Args:
+        title: The display name inside `annotations` (read by 2025-03-26 clients; newer ones read `title=`).
+        read_only: The tool only reads (`readOnlyHint`); a read-only tool is not exactly-once by default.
+        destructive: The tool may destroy data (`destructiveHint`); meaningful only when not read-only.
+        idempotent: Repeating a call with the same arguments has no further effect (`idempotentHint`).
+        open_world: The tool reaches systems outside this server's own (`openWorldHint`).
+    """
+
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+    def to_wire(self) -> dict[str, Any] | None:
+        """The wire `annotations` object: the declared hints in spec order, or None when nothing is declared.
+
+        Returns:
+            `{"title": ..., "readOnlyHint": ..., ...}` with only the declared keys, or None.
+        """
+        wire: dict[str, Any] = {} if self.title is None else {"title": self.title}
+        for field_name, key in HINT_OF_FIELD.items():
+            value = getattr(self, field_name)
+            if value is not None:
+                wire[key] = value
+        return wire or None
+
+
+@dataclass(frozen=True)
+class ExactlyOnce:
+    """Exactly-once calls, turned on: a call carrying a key is run once and its result replayed to retries.
+
+    The key is the call's `_meta` tool_call_id or the Idempotency-Key header. Example:
+    `@tool(exactly_once=ExactlyOnce(dedupe_window_seconds=60))`.
+
+    Args:
+        dedupe_window_seconds: Also replay the first result to calls without a key that carry the same
+            arguments within this many seconds (a whole number >= 1); None: key-less calls always run.
+    """
+
+    dedupe_window_seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """A tool that may run as a task (2026-07-28, for a client declaring `io.modelcontextprotocol/tasks`).
+
+    Example: `@tool(task=TaskConfig(mode="required", before_start=ask_first))`.
+
+    Args:
+        mode: `"optional"`: run as a task for such clients, synchronously for any other; `"required"`: only
+            as a task (other clients get -32021, session clients an error result).
+        before_start: Called like the tool (same arguments, same context parameter) in the request that would
+            create the task; returns `input_required(...)` to ask the client first, or None to start the task,
+            whose `ctx.input_responses` / `ctx.request_state` are then that last round's.
+    """
+
+    mode: Literal["optional", "required"] = "optional"
+    before_start: Callable[..., Any] | None = None
+
+
+def wire_annotations(tool_name: str, annotations: object) -> dict[str, Any] | None:
+    """The wire `annotations` of a tool, after checking each declared hint's type.
+
+    Raises:
+        ToolSignatureError: `annotations` is not a ToolAnnotations, or one of its fields has the wrong type.
+    """
+    if annotations is None:
+        return None
+    if not isinstance(annotations, ToolAnnotations):
+        raise ToolSignatureError(f"tool '{tool_name}': annotations must be a ToolAnnotations(...) or None")
+    if annotations.title is not None and not isinstance(annotations.title, str):
+        raise ToolSignatureError(f"tool '{tool_name}': annotations title must be a string")
+    for field_name in HINT_OF_FIELD:
+        if not isinstance(getattr(annotations, field_name), bool | None):
+            raise ToolSignatureError(
+                f"tool '{tool_name}': annotations {field_name} must be True, False or None"
+            )
+    return annotations.to_wire()
+
+
+def exactly_once_fields(tool_name: str, exactly_once: object) -> tuple[bool | None, int | None]:
+    """`exactly_once=` as the spec keeps it: (declared on/off or None for the default, dedupe window).
+
+    Raises:
+        ToolSignatureError: not a bool, an ExactlyOnce or None, or a window that is not a whole number >= 1.
+    """
+    if exactly_once is None or isinstance(exactly_once, bool):
+        return exactly_once, None
+    if not isinstance(exactly_once, ExactlyOnce):
+        raise ToolSignatureError(
+            f"tool '{tool_name}': exactly_once must be True, False, an ExactlyOnce(...) or None"
+        )
+    window = exactly_once.dedupe_window_seconds
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
+        raise ToolSignatureError(
+            f"tool '{tool_name}': exactly_once dedupe_window_seconds must be a whole number >= 1"
+        )
+    return True, window
+
+
+def task_fields(tool_name: str, task: object) -> tuple[TaskSupport, Callable[..., Any] | None]:
+    """`task=` as the spec keeps it: (task support, the hook run before the task starts).
+
+    Raises:
+        ToolSignatureError: not a TaskConfig or None, an unknown mode, or a before_start that is not callable.
+    """
+    if task is None:
+        return "forbidden", None
+    if not isinstance(task, TaskConfig):
+        raise ToolSignatureError(f"tool '{tool_name}': task must be a TaskConfig(...) or None")
+    if task.mode not in TASK_MODES:
+        raise ToolSignatureError(f"tool '{tool_name}': task mode must be one of {', '.join(TASK_MODES)}")
+    if task.before_start is not None and not callable(task.before_start):
+        raise ToolSignatureError(f"tool '{tool_name}': task before_start must be a function")
+    return task.mode, task.before_start
