@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
+import re
 import socket
 from pathlib import Path
 
@@ -212,3 +213,11 @@ def test_an_error_map_row_with_a_framework_code_is_refused_at_start() -> None:
     with pytest.raises(StartupError, match="50000, a code reserved for the framework"):
         Business(name="x", tools=[], error_map={OrderLocked: (INTERNAL_ERROR, "locked")})
     assert Business(name="x", tools=[], error_map={OrderLocked: (40920, "locked")}).error_map
+
+
+def test_the_errors_page_names_every_class_and_every_reserved_code() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "errors.md").read_text(encoding="utf-8")
+    unnamed = [name for name in EXPECTED if f"`{name.rpartition('.')[2]}`" not in page]
+    assert not unnamed
+    [listed] = re.findall(r"`((?:\d{5} )+\d{5})` \(`FRAMEWORK_CODES`\)", page)
+    assert sorted(int(code) for code in listed.split()) == sorted(FRAMEWORK_CODES)
