@@ -74,7 +74,7 @@ class ErrorRule:
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
-    # Overrides of the code's retry advice that depend on the exception (business_error keyword arguments).
+    # Overrides of the code's retry advice that depend on the exception (the error builder's keyword arguments).
     advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
     # Fields the log line adds to diagnose the exception (names and places, never values).
     log_fields: Callable[[Any], dict[str, Any]] = lambda exc: {}
