@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from mcp_lambda.app import create_server
-from mcp_lambda.manifest import ManifestError
+from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer
 from mcp_lambda.protocol.jsonrpc import (
@@ -42,8 +42,7 @@ from mcp_lambda.protocol.jsonrpc import (
 )
 from mcp_lambda.protocol.stdio import StdioChannel
 from mcp_lambda.sessions import MemorySessionStore
-from mcp_lambda.settings import SettingsError, get_settings
-from mcp_lambda.tools.business import BusinessError
+from mcp_lambda.settings import get_settings
 from mcp_lambda_dev.businesses import load_business
 
 # The spec scopes a stdio session to the process, and a desktop client may idle for days and never re-initializes:
@@ -179,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         business = load_business(settings.business)
         # The one session of a stdio process lives in the process (SESSION_STORE does not apply).
         server = create_server(settings, business, MemorySessionStore(PROCESS_SESSION_TTL_SECONDS))
-    except (SettingsError, BusinessError, ManifestError) as exc:
+    except StartupError as exc:  # a setting, the business, a tool signature or the manifest
         print(f"stdio: {exc}", file=sys.stderr)
         return 2
     logger = get_logger(business.name)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from . import deadlines, restore
+from .errors import McpLambdaError
 from .settings import Settings
 from .workers import call_within
 
@@ -42,7 +43,7 @@ def failure_reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-class AwsCallTimedOut(Exception):
+class AwsCallTimedOut(McpLambdaError):
     """An AWS call got no complete answer within its budget or before the request deadline."""
 
 

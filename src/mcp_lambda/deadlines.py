@@ -18,12 +18,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .errors import ToolFailure
 from .workers import WORKERS
 
 T = TypeVar("T")
 
 
-class DeadlineExceeded(Exception):
+class DeadlineExceeded(ToolFailure):
     """The request's deadline passed before the work finished (the work itself may still be running)."""
 
 

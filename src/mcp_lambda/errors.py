@@ -1,20 +1,28 @@
 """The framework's one error root and its families.
 
-Every exception the framework raises or exports derives from `McpLambdaError`, so a business (or a test) can
-write one `except McpLambdaError` for "anything this framework raised", and one family at a time below it:
+Every exception class the framework defines derives from `McpLambdaError`, so a business (or a test) can write
+one `except McpLambdaError` for "anything this framework raised", and one family at a time below it:
 
     McpLambdaError
     ├── StartupError        the process cannot serve: a setting, a manifest, a business or a tool signature is wrong
-    ├── StoreUnavailable    a state store (sessions, exactly-once records, tasks) is throttled or unreachable
-    ├── DownstreamError     an outbound call (`ctx.http`, the platform API) failed
-    ├── ToolFailure         a tool cannot finish: a deadline, a missing secret, a rate, an unknown resource
+    ├── StoreUnavailable    a state store (sessions, tasks) is throttled or unreachable: 503 with Retry-After
+    ├── DownstreamError     an outbound call (`ctx.http`, the platform API, the task worker's invocation) failed
+    ├── ToolFailure         a tool cannot finish: a deadline, a missing secret, a rate, an unknown resource, a crash
     └── RequestRefused      a request is refused before any tool runs (authentication, JSON-RPC errors)
 
+A few internal signals (a claimed exactly-once key, a taken session or task id, an AWS call past its budget)
+derive from the root directly: they are caught inside the framework and never reach a business or a client.
+Where callers already caught a builtin (`ValueError`, `LookupError`, `TypeError`, `RuntimeError`), the class
+keeps it as a second base. A wrong argument to a framework function is still the builtin `ValueError` /
+`TypeError`, as in any Python library.
+
 The concrete classes live beside the code that raises them; this module holds only the families, so every layer
-can import it.
+can import it. docs/errors.md lists each class, when it is raised and what the client sees.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 
 class McpLambdaError(Exception):
@@ -31,13 +39,17 @@ class StartupError(McpLambdaError):
 class StoreUnavailable(McpLambdaError):
     """A state store is throttled or unreachable: the request is answered 503 with `Retry-After` and may be retried.
 
+    A store's own subclass names itself in `default_message`, the message when none is given.
+
     Args:
-        message: What failed, safe to log (never a key or a record).
+        message: What failed, safe to log (never a key or a record); None for the class's `default_message`.
         retry_after_seconds: How long the client should wait before it retries.
     """
 
-    def __init__(self, message: str = "store unavailable", retry_after_seconds: int = 1) -> None:
-        super().__init__(message)
+    default_message: ClassVar[str] = "store unavailable"
+
+    def __init__(self, message: str | None = None, retry_after_seconds: int = 1) -> None:
+        super().__init__(self.default_message if message is None else message)
         self.retry_after_seconds = retry_after_seconds
 
 

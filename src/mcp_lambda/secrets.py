@@ -12,11 +12,12 @@ from typing import Any, Protocol
 
 from . import restore
 from .aws import AwsBudget, AwsCallTimedOut
+from .errors import ToolFailure
 from .observability import register_secret_value
 from .settings import Settings
 
 
-class SecretUnavailable(LookupError):
+class SecretUnavailable(ToolFailure, LookupError):
     """The named secret is missing, or the secret service cannot be reached.
 
     `looked_in` says where it was looked for (a file, a Secrets Manager secret id), for the log line that lets a

@@ -21,6 +21,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from .errors import StartupError
+
 DEFAULT_ALLOWED_ORIGINS = (
     "http://localhost:*",
     "http://127.0.0.1:*",
@@ -38,7 +40,7 @@ CSV_FIELDS = frozenset({"allowed_origins", "allowed_hosts"})
 LIST_FIELDS = ("request_state_keys", "auth_audience", "auth_caller_claims")
 
 
-class SettingsError(ValueError):
+class SettingsError(StartupError, ValueError):
     """The environment is not a valid configuration; the message names the variable."""
 
 

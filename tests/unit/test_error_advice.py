@@ -127,8 +127,8 @@ def test_an_unreachable_secret_service_is_retryable() -> None:
     [
         (40001, False, "fix_arguments"),
         (40401, False, "ask_user"),
-        (42900, True, "wait_and_retry"),
-        (50300, True, "wait_and_retry"),
+        (42901, True, "wait_and_retry"),
+        (50301, True, "wait_and_retry"),
         (1234, False, "fix_arguments"),
     ],
 )
@@ -151,7 +151,7 @@ def test_a_business_error_can_say_exactly_what_to_do() -> None:
     }
     # Overriding retryable alone changes the action with it.
     assert (
-        business_error(50000, "m", retryable=False).structured_content["suggested_action"]
+        business_error(50001, "m", retryable=False).structured_content["suggested_action"]
         == "escalate_to_human"
     )
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_lambda.app import manifest_path
+from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import BoundManifest, bind_manifest
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolResult
@@ -26,7 +27,7 @@ from mcp_lambda_dev.projection import (
 )
 
 
-class BadRequest(ValueError):
+class BadRequest(RequestRefused, ValueError):
     """The page asked for something this result does not have (answered 400 with the message)."""
 
 

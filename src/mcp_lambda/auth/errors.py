@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import RequestRefused
 
-class AuthFailure(Exception):
+
+class AuthFailure(RequestRefused):
     """The request is not authenticated: 401 `invalid_token` (or 503 when the issuer's keys are unreachable).
 
     `reason` is ours and safe to send and log: it names what is wrong, never the token or a claim value.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, restore
+from ..errors import McpLambdaError
 from ..observability import ToolLogger
 from ..settings import Settings
 from ..workers import call_within
@@ -28,7 +29,7 @@ LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
 
 
-class DownstreamError(RuntimeError):
+class DownstreamError(McpLambdaError, RuntimeError):
     """An outbound call failed; what is known about the answer rides along (never a body)."""
 
     def __init__(

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec, business_error
+from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
 from ..tools.executor import ToolExecutor
-from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED
+from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
 from .stores import IdempotencyStore
 
 if TYPE_CHECKING:
@@ -125,18 +125,18 @@ class ExactlyOnce:
         except claims.IdempotencyValidationError:
             outcome, error_type = "invalid_arguments", "KeyReused"
             message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
-            result = business_error(KEY_REUSED, message)
+            result = system_error(KEY_REUSED, message)
         except claims.IdempotencyAlreadyInProgressError:
             outcome, error_type = "in_progress", "CallInProgress"
             message = (
                 f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
             )
-            result = business_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
+            result = system_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
         except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
             outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
             fields["store_error"] = _reason(exc)
             message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
-            result = business_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+            result = system_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
         else:
             outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)

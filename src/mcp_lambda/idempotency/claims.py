@@ -18,6 +18,8 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyValidationError,
 )
 
+from ..errors import McpLambdaError
+
 __all__ = [
     "ClaimHandler",
     "Claimed",
@@ -26,11 +28,11 @@ __all__ = [
 ]
 
 
-class Claimed(Exception):
+class Claimed(McpLambdaError):
     """This call holds the key now: run the tool, then complete or release the claim."""
 
 
-class NotStored(Exception):
+class NotStored(McpLambdaError):
     """The result is not final (a failure, an input_required round): the claim is released, a retry runs again."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..errors import StartupError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -21,7 +23,7 @@ class Problem:
         return f"{self.file}:{self.yaml_path or '<root>'}: [{self.rule}] {self.message}{where}"
 
 
-class ManifestError(ValueError):
+class ManifestError(StartupError, ValueError):
     """A manifest that cannot be served; `.problems` lists every problem, not just the first."""
 
     def __init__(self, problems: list[Problem]) -> None:

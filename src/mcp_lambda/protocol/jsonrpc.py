@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import RequestRefused
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -22,7 +24,7 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 RequestId = str | int
 
 
-class RpcError(Exception):
+class RpcError(RequestRefused):
     """The one error type of the protocol layer: a JSON-RPC error, and the HTTP status and headers to send it with.
 
     `http_status` None means "the era decides" (200 in a session, the mcp-wire §3 table at 2026-07-28).

@@ -9,7 +9,7 @@ from typing import Any
 from ..sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
 from ..tools.context import LOG_LEVELS
-from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, business_error
+from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, system_error
 from .features import FeatureMethods
 from .jsonrpc import (
     INVALID_PARAMS,
@@ -92,7 +92,7 @@ class LegacyEra:
         return {"tools": {"listChanged": False}, "logging": {}, **self.features.capabilities(resources)}
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
-        return business_error(
+        return system_error(
             INPUT_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' needs input from the client; connect with MCP 2026-07-28 to answer it.",
         ).to_wire()
@@ -107,7 +107,7 @@ class LegacyEra:
         return False
 
     def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
-        return business_error(
+        return system_error(
             TASK_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' runs only as a task; connect with MCP 2026-07-28 and the "
             "io.modelcontextprotocol/tasks extension to call it.",

@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import McpLambdaError, StoreUnavailable
+
 
 def new_session_id() -> str:
     """A session id of 192 random bits in visible ASCII (URL-safe base64), as the transport requires."""
@@ -44,16 +46,14 @@ class Session(BaseModel):
         return self.expires_at - now < ttl_seconds / 2
 
 
-class SessionIdTaken(ValueError):
+class SessionIdTaken(McpLambdaError, ValueError):
     """`create` found a session with the same id; ids are never overwritten (the caller mints a new one)."""
 
 
-class SessionStoreUnavailable(RuntimeError):
+class SessionStoreUnavailable(StoreUnavailable):
     """The backing store is throttled or unreachable; the caller should answer 503 and may retry."""
 
-    def __init__(self, message: str = "session store unavailable", retry_after_seconds: int = 1) -> None:
-        super().__init__(message)
-        self.retry_after_seconds = retry_after_seconds
+    default_message = "session store unavailable"
 
 
 class SessionStore(Protocol):

@@ -17,6 +17,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import McpLambdaError, StoreUnavailable
+
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 # JSON-RPC codes a task can fail with (the same values as protocol/jsonrpc.py, which this layer cannot import).
@@ -33,19 +35,17 @@ def new_task_id() -> str:
     return secrets.token_urlsafe(24)
 
 
-class TaskStoreUnavailable(RuntimeError):
+class TaskStoreUnavailable(StoreUnavailable):
     """The backing store is throttled or unreachable; the caller should answer 503 and may retry."""
 
-    def __init__(self, message: str = "task store unavailable", retry_after_seconds: int = 1) -> None:
-        super().__init__(message)
-        self.retry_after_seconds = retry_after_seconds
+    default_message = "task store unavailable"
 
 
-class TaskIdTaken(ValueError):
+class TaskIdTaken(McpLambdaError, ValueError):
     """`create` found a task with the same id; ids are never overwritten."""
 
 
-class TaskTooLarge(ValueError):
+class TaskTooLarge(McpLambdaError, ValueError):
     """The task (usually its result) exceeds what the store can hold in one record."""
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..aws import AwsBudget, BudgetedClient, failure_reason
+from ..downstream import DownstreamError
 
 if TYPE_CHECKING:
     from mypy_boto3_lambda.client import LambdaClient
@@ -22,7 +23,7 @@ else:
 TASK_EVENT_KEY = "mcp_lambda.task"
 
 
-class TaskStartFailed(RuntimeError):
+class TaskStartFailed(DownstreamError):
     """The worker invocation could not be queued (throttled, not permitted, unreachable)."""
 
 

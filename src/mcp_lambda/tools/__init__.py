@@ -3,11 +3,23 @@
 from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, execution_result, business_error
 from mcp_lambda.tools import ToolAnnotations, ExactlyOnce, TaskConfig   # @tool's typed options
 
-`ctx.http` raises DownstreamUnavailable (CircuitOpen) and DownstreamTimeout, exported here for a tool to catch.
+Every exception the framework raises derives from McpLambdaError, in one family each (StartupError,
+StoreUnavailable, DownstreamError, ToolFailure, RequestRefused; docs/errors.md). `ctx.http` raises
+DownstreamUnavailable (CircuitOpen), DownstreamTimeout and ResponseTooLarge, `ctx.platform_api` their
+PlatformApiError subclasses: all exported here for a tool to catch.
 """
 
 from ..deadlines import DeadlineExceeded
-from ..downstream import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, HttpResponse
+from ..downstream import (
+    CircuitOpen,
+    DownstreamError,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    HttpResponse,
+    ResponseTooLarge,
+)
+from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
+from ..platform_api import PlatformApiError, PlatformApiTimeout, PlatformApiUnavailable
 from .business import Business
 from .context import Caller, SecretUnavailable, ToolContext
 from .decorator import tool
@@ -52,14 +64,23 @@ __all__ = [
     "HttpResponse",
     "InputRequest",
     "InputRequired",
+    "McpLambdaError",
+    "PlatformApiError",
+    "PlatformApiTimeout",
+    "PlatformApiUnavailable",
     "PromptSpec",
+    "RequestRefused",
     "ResourceNotFound",
     "ResourceSpec",
     "ResourceTemplateSpec",
+    "ResponseTooLarge",
     "SecretUnavailable",
+    "StartupError",
+    "StoreUnavailable",
     "TaskConfig",
     "ToolAnnotations",
     "ToolContext",
+    "ToolFailure",
     "ToolResult",
     "ToolSignatureError",
     "ToolSpec",

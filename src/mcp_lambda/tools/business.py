@@ -6,15 +6,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import StartupError
 from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
+from .results import FRAMEWORK_CODES
 
 # completion/complete: (ref, argument name, partial value, context arguments) -> suggested values
 Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
 
 
-class BusinessError(ValueError):
+class BusinessError(StartupError, ValueError):
     """The business package is missing or malformed."""
 
 
@@ -56,6 +58,11 @@ class Business:
             if isinstance(code, bool) or not isinstance(code, int) or not isinstance(message, str):
                 raise BusinessError(
                     f"business '{self.name}': error_map[{exc_type.__name__}] must be (int, str)"
+                )
+            if code in FRAMEWORK_CODES:
+                raise BusinessError(
+                    f"business '{self.name}': error_map[{exc_type.__name__}] uses {code}, a code reserved for "
+                    "the framework's own errors; use a code of the business's own"
                 )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from ..deadlines import DeadlineExceeded, run_blocking_until, run_until
 from ..downstream import DownstreamTimeout, DownstreamUnavailable
+from ..errors import ToolFailure
 from ..observability import (
     NoTelemetry,
     ToolTelemetry,
@@ -42,6 +43,7 @@ from .results import (
     SECRET_UNAVAILABLE,
     ToolResult,
     business_error,
+    system_error,
 )
 from .spec import ToolSpec
 
@@ -72,7 +74,7 @@ class ErrorRule:
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
-    # Overrides of the code's retry advice that depend on the exception (business_error keyword arguments).
+    # Overrides of the code's retry advice that depend on the exception (the error builder's keyword arguments).
     advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
     # Fields the log line adds to diagnose the exception (names and places, never values).
     log_fields: Callable[[Any], dict[str, Any]] = lambda exc: {}
@@ -153,7 +155,7 @@ class Executed:
     outcome: str
 
 
-class ToolCrashed(Exception):
+class ToolCrashed(ToolFailure):
     """A tool running as a task failed with an unexpected exception: the task fails with a JSON-RPC internal
     error (already logged, with `error_id`) instead of completing with an error result."""
 
@@ -356,11 +358,13 @@ class _Call:
         if exc is not None:
             fields.update(rule.log_fields(exc))
         self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
-        return business_error(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
+        # An error_map row is the business's own code; every other row is one of the framework's.
+        build = business_error if rule.outcome == "business_error" else system_error
+        return build(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
 
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
         self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
-        return business_error(RESULT_VIOLATES_MANIFEST, message)
+        return system_error(RESULT_VIOLATES_MANIFEST, message)
 
 
 def _admitted(**kwargs: Any) -> None:

@@ -12,8 +12,10 @@ import math
 import time
 from typing import Any
 
+from ..errors import ToolFailure
 
-class RateLimited(Exception):
+
+class RateLimited(ToolFailure):
     """The caller used up this tool's rate in this container; error result 42900 with `retry_after_ms`."""
 
     def __init__(self, limit: str, retry_after_ms: int) -> None:

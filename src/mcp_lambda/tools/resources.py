@@ -13,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
+from ..errors import ToolFailure
 from .context import ToolContext
 
 _VARIABLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class ResourceNotFound(LookupError):
+class ResourceNotFound(ToolFailure, LookupError):
     """No resource or template matches the URI; raise it from a template's read function for an unknown id."""
 
 

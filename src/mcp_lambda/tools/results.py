@@ -1,4 +1,8 @@
-"""ToolResult and its builders: the three result shapes of the business contract (doubao-protocol.md §1)."""
+"""ToolResult and its builders: the three result shapes of the business contract (doubao-protocol.md §1).
+
+A business builds its error results with `business_error`; the framework builds its own, with its reserved
+`FRAMEWORK_CODES`, with `system_error`. Both give the same wire shape.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +27,24 @@ SECRET_UNAVAILABLE = 50020
 IDEMPOTENCY_STORE_UNAVAILABLE = 50030
 DOWNSTREAM_UNAVAILABLE = 50300
 DEADLINE_EXCEEDED = 50400
+# Reserved: only the framework answers with these (`system_error`); `business_error` refuses them, so a client
+# can tell "the framework refused or failed" from "the business said no" by the code alone.
+FRAMEWORK_CODES = frozenset(
+    {
+        INVALID_ARGUMENTS,
+        INPUT_REQUIRED_UNSUPPORTED,
+        TASK_REQUIRED_UNSUPPORTED,
+        KEY_REUSED,
+        CALL_IN_PROGRESS,
+        RATE_LIMITED,
+        INTERNAL_ERROR,
+        RESULT_VIOLATES_MANIFEST,
+        SECRET_UNAVAILABLE,
+        IDEMPOTENCY_STORE_UNAVAILABLE,
+        DOWNSTREAM_UNAVAILABLE,
+        DEADLINE_EXCEEDED,
+    }
+)
 
 # What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
@@ -135,26 +157,79 @@ def business_error(
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
 ) -> ToolResult:
-    """A refusal the model can act on: `isError: true` and `structuredContent = {code, message, retryable,
+    """A business's error result: `isError: true` and `structuredContent = {code, message, retryable,
     suggested_action, retry_after_ms?}`.
 
+    What is not given comes from the code's family (`error_advice`); `retry_after_ms` is present whenever the
+    error is retryable (default 1000).
+
     Args:
-        code: The business's own error code (5 digits; the family, e.g. 404xx, sets the defaults below).
-        message: What went wrong, for the model and the user; no secrets, no stack traces.
-        retryable: Whether the same call may succeed later; defaults by code (5xxxx and 429xx: yes).
-        retry_after_ms: How long to wait before retrying; present whenever the error is retryable (default 1000).
-        suggested_action: One of `fix_arguments`, `ask_user`, `wait_and_retry`, `skip_and_continue`,
-            `escalate_to_human`; defaults by code.
+        code: The business's own code; any int but the framework's reserved `FRAMEWORK_CODES`.
+        message: What the model and the user read (also the text content).
+        retryable: Whether calling again may succeed; default by code family.
+        retry_after_ms: How long to wait before a retry (an int >= 0).
+        suggested_action: One of `SUGGESTED_ACTIONS`; default by code family and `retryable`.
 
     Returns:
-        The error result.
+        The error-branch ToolResult.
 
     Raises:
+        ValueError: `code` is a framework code, or the advice is not one the contract knows.
         TypeError: `code` is not an int.
-        ValueError: an unknown `suggested_action`, or a negative `retry_after_ms`.
     """
+    if _int_code(code, "business_error") in FRAMEWORK_CODES:
+        raise ValueError(
+            f"business_error code {code} is reserved for the framework's own errors "
+            f"({', '.join(map(str, sorted(FRAMEWORK_CODES)))}); use a code of the business's own"
+        )
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action)
+
+
+def system_error(
+    code: int,
+    message: str,
+    *,
+    retryable: bool | None = None,
+    retry_after_ms: int | None = None,
+    suggested_action: str | None = None,
+) -> ToolResult:
+    """The framework's own error result: the wire shape of `business_error`, with a reserved code.
+
+    For the framework's code only (the executor, the exactly-once calls, the eras); a business answers with
+    `business_error`, and this is not part of the `mcp_lambda.tools` API.
+
+    Args:
+        code: One of `FRAMEWORK_CODES`.
+        message: What the model and the user read (also the text content).
+        retryable: Whether calling again may succeed; default by code (`error_advice`).
+        retry_after_ms: How long to wait before a retry (an int >= 0).
+        suggested_action: One of `SUGGESTED_ACTIONS`; default by code and `retryable`.
+
+    Returns:
+        The error-branch ToolResult.
+
+    Raises:
+        ValueError: `code` is not a framework code, or the advice is not one the contract knows.
+        TypeError: `code` is not an int.
+    """
+    if _int_code(code, "system_error") not in FRAMEWORK_CODES:
+        raise ValueError(f"system_error code {code} is not a framework code; a business uses business_error")
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action)
+
+
+def _int_code(code: Any, builder: str) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
-        raise TypeError("business_error code must be an int")
+        raise TypeError(f"{builder} code must be an int")
+    return code
+
+
+def _error_result(
+    code: int,
+    message: str,
+    retryable: bool | None,
+    retry_after_ms: int | None,
+    suggested_action: str | None,
+) -> ToolResult:
     default_retryable, default_action = error_advice(code)
     retryable = default_retryable if retryable is None else retryable
     action = suggested_action

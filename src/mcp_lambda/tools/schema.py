@@ -33,10 +33,11 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from ..errors import StartupError
 from .context import ToolContext
 
 
-class ToolSignatureError(TypeError):
+class ToolSignatureError(StartupError, TypeError):
     """A tool function's signature cannot be turned into an input schema."""
 
 
