@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from tests.support.replay import check_step, load_conversation, substitute
+from mcp_lambda.testing.replay import check_step, load_conversation, substitute
 
 import mcp_lambda.handler
 from mcp_lambda.settings import get_settings
