@@ -12,6 +12,7 @@ unrun: a replay or a recording then delivers it to the handler itself, as one st
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,7 +44,9 @@ class InvokeApiRecorder:
         }
 
     def __enter__(self) -> InvokeApiRecorder:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="invoke-api", daemon=True)
+        # A short poll: shutdown() waits for it, once per conversation.
+        serve = functools.partial(self._server.serve_forever, poll_interval=0.02)
+        self._thread = threading.Thread(target=serve, name="invoke-api", daemon=True)
         self._thread.start()
         return self
 
