@@ -113,7 +113,9 @@ LIST_HEADERS = modern_headers("tools/list")
 V25 = "2025-11-25"
 BAD_INPUTS = [
     Request("initialize_2025_11_25", body=initialize(V25, client="replay"), capture_session="session_id"),
-    Request("origin_not_allowed_403", body=LIST, headers={**LIST_HEADERS, "origin": "https://evil.example.com"}),
+    Request(
+        "origin_not_allowed_403", body=LIST, headers={**LIST_HEADERS, "origin": "https://evil.example.com"}
+    ),
     Request("accept_without_json_406", body=LIST, headers={**LIST_HEADERS, "accept": "text/event-stream"}),
     Request("content_type_not_json_415", body=LIST, headers={**LIST_HEADERS, "content-type": "text/plain"}),
     Request("declared_body_over_limit_413", body=LIST, headers={**LIST_HEADERS, "content-length": "2097152"}),
@@ -133,7 +135,9 @@ BAD_INPUTS = [
         body=modern("tools/call", {"name": "search_routes", "arguments": {"origin": "", "extra": 1}}, 9),
         headers=modern_headers("tools/call", "search_routes"),
     ),
-    Request("legacy_missing_session_400", body=rpc("tools/list", {}, 10), headers={"mcp-protocol-version": V25}),
+    Request(
+        "legacy_missing_session_400", body=rpc("tools/list", {}, 10), headers={"mcp-protocol-version": V25}
+    ),
     Request(
         "legacy_unknown_session_404",
         body=rpc("tools/list", {}, 11),
@@ -146,7 +150,9 @@ BAD_INPUTS = [
         body=rpc("tools/list", {}, 13),
         headers=session(version="2099-01-01"),
     ),
-    Request("negotiate_1999_01_01", body=initialize("1999-01-01", 14, "replay"), capture_session="session_old"),
+    Request(
+        "negotiate_1999_01_01", body=initialize("1999-01-01", 14, "replay"), capture_session="session_old"
+    ),
     Request(
         "negotiate_2024_11_05_echoed",
         body=initialize("2024-11-05", 15, "replay"),
@@ -243,7 +249,9 @@ TASKS_2026_07_28 = [
     ),
     Request("tasks_get_working", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 2, TASKS), headers=TASK),
     task_worker(),
-    Request("tasks_get_completed", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 3, TASKS), headers=TASK),
+    Request(
+        "tasks_get_completed", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 3, TASKS), headers=TASK
+    ),
     Request(
         "tasks_cancel_after_completion",
         body=modern("tasks/cancel", {"taskId": "{{task_id}}"}, 4, TASKS),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from mcp_lambda.testing.replay import Mismatch, match, substitute
 
 

@@ -15,11 +15,16 @@ import pytest
 import businesses
 import mcp_lambda.testing
 from mcp_lambda.testing.conversation import Request, initialize, modern, modern_headers, rpc, session
-from mcp_lambda.testing.events import EVENTS_DIR, record_conversations, replay_conversation, replay_conversations
+from mcp_lambda.testing.events import (
+    EVENTS_DIR,
+    record_conversations,
+    replay_conversation,
+    replay_conversations,
+)
 from mcp_lambda.testing.replay import Mismatch, RecordedStep, check_wire
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOP = '''
+SHOP = """
     import secrets
 
     from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
@@ -31,12 +36,16 @@ SHOP = '''
 
 
     BUSINESS = Business(name="tinyshop", tools=[place_order], instructions="A business for the kit's tests.")
-'''
+"""
 ORDER = {"name": "place_order", "arguments": {"item": "cup"}}
 CONVERSATIONS = {
     "modern_order": [
         Request("tools_list", body=modern("tools/list"), headers=modern_headers("tools/list")),
-        Request("place_order", body=modern("tools/call", ORDER, 2), headers=modern_headers("tools/call", "place_order")),
+        Request(
+            "place_order",
+            body=modern("tools/call", ORDER, 2),
+            headers=modern_headers("tools/call", "place_order"),
+        ),
     ],
     "legacy_order": [
         Request("initialize", body=initialize("2025-11-25"), capture_session="session_id"),
@@ -65,7 +74,9 @@ def recorded(tinyshop: str, tmp_path: Path) -> Path:
     return events
 
 
-def test_a_recording_is_one_folder_per_conversation_of_numbered_event_and_answer_files(recorded: Path) -> None:
+def test_a_recording_is_one_folder_per_conversation_of_numbered_event_and_answer_files(
+    recorded: Path,
+) -> None:
     names = sorted(str(path.relative_to(recorded)) for path in recorded.rglob("*.json"))
     assert names == [
         "tinyshop/legacy_order/01_initialize.expected.json",
@@ -102,7 +113,9 @@ def test_a_changed_answer_fails_naming_the_conversation_and_the_step(recorded: P
     answer = json.loads(path.read_text())
     answer["body"]["result"]["structuredContent"]["item"] = "teapot"
     path.write_text(json.dumps(answer))
-    with pytest.raises(Mismatch, match=r"tinyshop/legacy_order/02_place_order: body\.result\.structuredContent"):
+    with pytest.raises(
+        Mismatch, match=r"tinyshop/legacy_order/02_place_order: body\.result\.structuredContent"
+    ):
         replay_conversation(tinyshop, recorded / tinyshop / "legacy_order")
 
 
@@ -146,7 +159,9 @@ def test_recording_the_demo_again_gives_the_saved_files_byte_for_byte(tmp_path: 
     record_conversations("demo", demo.CONVERSATIONS, events_dir=tmp_path, minted=demo.MINTED)
     saved = sorted(path.relative_to(EVENTS_DIR) for path in (EVENTS_DIR / "demo").rglob("*.json"))
     assert saved == sorted(path.relative_to(tmp_path) for path in (tmp_path / "demo").rglob("*.json"))
-    changed = [str(name) for name in saved if (tmp_path / name).read_bytes() != (EVENTS_DIR / name).read_bytes()]
+    changed = [
+        str(name) for name in saved if (tmp_path / name).read_bytes() != (EVENTS_DIR / name).read_bytes()
+    ]
     assert not changed
 
 

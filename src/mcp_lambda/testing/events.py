@@ -43,7 +43,11 @@ EVENTS_DIR = Path(__file__).resolve().parents[3] / "events"
 HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"
 SOURCE_IP = "203.0.113.10"
 EPOCH_MS = 1785196800000  # 2026-07-28T00:00:00Z: fixed so recording again gives the same files
-POST_HEADERS = {"host": HOST, "accept": "application/json, text/event-stream", "content-type": "application/json"}
+POST_HEADERS = {
+    "host": HOST,
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+}
 
 
 @contextmanager
@@ -143,7 +147,10 @@ def _record(
     folder.mkdir(parents=True)
     written = []
     bindings: dict[str, str] = {}
-    with _invoke_api(business) as invoke_api, lambda_handler(business, _with(invoke_api, environment)) as handler:
+    with (
+        _invoke_api(business) as invoke_api,
+        lambda_handler(business, _with(invoke_api, environment)) as handler,
+    ):
         for index, step in enumerate(steps, start=1):
             stem = f"{index:02d}_{step.name}"
             if step.worker:
@@ -161,7 +168,9 @@ def _record(
                     "body": generalize_task_times(generalize(seen["body"], bindings), index),
                 }
             written.append(_write(folder, stem, event, expected))
-        assert not invoke_api.invocations, f"{conversation}: task workers left undelivered: {invoke_api.invocations}"
+        assert not invoke_api.invocations, (
+            f"{conversation}: task workers left undelivered: {invoke_api.invocations}"
+        )
     return written
 
 
@@ -190,7 +199,9 @@ def _bind(
 def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> Path:
     event_path = folder / f"{stem}.json"
     event_path.write_text(json.dumps(event, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    (folder / f"{stem}.expected.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    (folder / f"{stem}.expected.json").write_text(
+        json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8"
+    )
     return event_path
 
 
@@ -212,7 +223,10 @@ def replay_conversation(business: str, folder: Path, *, environment: Mapping[str
     if not steps:
         raise Mismatch(f"no recorded steps in {folder}: record them with `make events BUSINESS={business}`")
     where = f"{business}/{folder.name}"
-    with _invoke_api(business) as invoke_api, lambda_handler(business, _with(invoke_api, environment)) as handler:
+    with (
+        _invoke_api(business) as invoke_api,
+        lambda_handler(business, _with(invoke_api, environment)) as handler,
+    ):
         bindings: dict[str, str] = {}
         for step in steps:
             try:

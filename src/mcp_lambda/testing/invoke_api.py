@@ -65,7 +65,9 @@ def _request_handler(recorder: InvokeApiRecorder) -> type[BaseHTTPRequestHandler
             raw = self.rfile.read(int(self.headers.get("content-length") or 0))
             kind = self.headers.get("x-amz-invocation-type", "RequestResponse")
             if self.path.partition("?")[0] != expected_path or kind != "Event":
-                self._answer(404 if kind == "Event" else 400, b'{"message": "only Event invocations of itself"}')
+                self._answer(
+                    404 if kind == "Event" else 400, b'{"message": "only Event invocations of itself"}'
+                )
                 return
             recorder.invocations.append(json.loads(raw or b"{}"))
             self._answer(202, b"")
