@@ -176,3 +176,13 @@ def test_the_wire_check_rejects_an_unofficial_shape_and_is_skipped_without_mcp_t
     monkeypatch.delitem(sys.modules, "mcp_lambda.testing.wire")
     monkeypatch.setitem(sys.modules, "mcp_types", None)  # what an install without the dev dependencies has
     assert check_wire(step, bad) is False
+
+
+def test_make_events_for_a_business_without_a_conversation_file_says_what_to_write(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from scripts.record_events import main
+
+    assert main(["no_such_business"]) == 2
+    assert "write tests/conversations/no_such_business.py" in capsys.readouterr().err
+    assert not (EVENTS_DIR / "no_such_business").exists()
