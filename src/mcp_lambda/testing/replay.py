@@ -87,7 +87,18 @@ def load_conversation(folder: Path) -> list[RecordedStep]:
 
 
 def substitute(value: Any, bindings: dict[str, str]) -> Any:
-    """Replace bound `{{name}}` placeholders in every string of an event; an unbound one is an error."""
+    """Replace bound `{{name}}` placeholders in every string of an event.
+
+    Args:
+        value: An event (or any JSON value) as saved.
+        bindings: Placeholder name -> the value an earlier answer minted.
+
+    Returns:
+        A copy with every placeholder replaced.
+
+    Raises:
+        AssertionError: A placeholder no earlier answer bound.
+    """
     if isinstance(value, dict):
         return {k: substitute(v, bindings) for k, v in value.items()}
     if isinstance(value, list):
@@ -109,7 +120,17 @@ class Mismatch(AssertionError):
 
 
 def match(expected: Any, actual: Any, bindings: dict[str, str], path: str = "$") -> None:
-    """Compare recursively; strings in `expected` may hold placeholders, which bind on first sight."""
+    """Compare recursively; strings in `expected` may hold placeholders, which bind on first sight.
+
+    Args:
+        expected: The recorded value.
+        actual: The value the handler answered.
+        bindings: Placeholders bound so far; new ones are added.
+        path: Where in the answer this value is, for the message (`$.result.tools[0]`).
+
+    Raises:
+        Mismatch: The values differ (in type, keys, length or value); the message names the path.
+    """
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             raise Mismatch(f"{path}: expected an object, got {actual!r}")
@@ -211,7 +232,19 @@ def generalize_task_times(body: Any, index: int) -> Any:
 
 
 def check_step(step: RecordedStep, response: dict[str, Any], bindings: dict[str, str]) -> dict[str, Any]:
-    """Compare one response with its recording; returns what was observed (for the wire oracle)."""
+    """Compare one handler response with its recording.
+
+    Args:
+        step: The recorded step.
+        response: What the handler returned for the step's event.
+        bindings: Placeholders bound so far; new ones are added.
+
+    Returns:
+        What was observed (`observed(response)`), for the wire check.
+
+    Raises:
+        Mismatch: The status, a header or the body differs; the message starts with the step's name.
+    """
     if step.worker:
         match(step.expected["result"], response, bindings, f"{step.name}: result")
         return {"statusCode": None, "headers": {}, "body": None}
