@@ -58,8 +58,8 @@ fmt: venv ## format the code
 bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
 	$(PY) scripts/bench.py
 
-events: venv ## regenerate the saved API Gateway events and expected responses under events/
-	$(PY) scripts/record_events.py
+events: venv ## record the conversations of tests/conversations/BUSINESS.py to events/BUSINESS/ (the replay tests compare with them)
+	$(PY) scripts/record_events.py $(BUSINESS)
 
 new-business: venv-run ## scaffold src/businesses/NAME and manifest/NAME.yaml (a working starting point)
 	@[ -n "$(NAME)" ] || { echo "new-business: NAME is required, e.g. make new-business NAME=shop" >&2; exit 2; }

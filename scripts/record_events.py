@@ -1,432 +1,46 @@
-"""`make events`: write the saved API Gateway HTTP API (payload 2.0) events under events/demo/ and record the
-handler's responses to them as NN_name.expected.json, with minted ids replaced by `{{placeholders}}`.
+"""`make events BUSINESS=x`: record the conversations scripted in tests/conversations/<x>.py to events/<x>/.
 
-Run it after a deliberate behaviour change, then review the diff: the replay tests compare against these files.
+Each step is sent to the real Lambda handler and saved as NN_name.json (the API Gateway event) beside
+NN_name.expected.json (its answer), minted ids replaced by `{{placeholders}}`. Run it after a deliberate
+behaviour change, then review the diff: tests/replay/ compares the handler's answers with these files.
+
+Usage: python scripts/record_events.py [BUSINESS]   (default: demo)
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import re
-import shutil
+import argparse
+import importlib
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 
-from tests.support.replay import generalize_task_times, observed, substitute  # noqa: E402
-
-from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
-from mcp_lambda_dev.local.lambda_service import LocalLambda  # noqa: E402
-
-EVENTS_DIR = REPO / "events" / "demo"
-HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"
-EPOCH_MS = 1785196800000  # 2026-07-28T00:00:00Z: fixed so regenerating gives the same files
-MODERN = "2026-07-28"
-POST = {"host": HOST, "accept": "application/json, text/event-stream", "content-type": "application/json"}
-# Minted values the server returns that differ on every run.
-ERROR_ID = re.compile(r"error id [0-9a-f]{16}")
-SUBSCRIPTION_ID = re.compile(r"sub_[0-9a-f]{12}")  # the demo mints one per execution of subscribe_product
+from mcp_lambda.testing.events import record_conversations  # noqa: E402
 
 
-@dataclass
-class Step:
-    name: str
-    method: str = "POST"
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    raw: str | None = None
-    capture_session: str | None = None  # placeholder name for the Mcp-Session-Id this response mints
-    capture_task: str | None = None  # placeholder name for the taskId this response mints
-    # Not an HTTP request: the task worker invocation the previous steps queued (the internal event).
-    worker: bool = False
-
-
-def rpc(
-    method: str, params: dict[str, Any] | None = None, request_id: int | str | None = 1
-) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if request_id is not None:
-        message["id"] = request_id
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def meta(version: str = MODERN, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": capabilities or {},
-        "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "1.0"},
-    }
-
-
-def modern(
-    method: str,
-    params: dict[str, Any] | None = None,
-    request_id: int = 1,
-    capabilities: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    return rpc(method, {**(params or {}), "_meta": meta(capabilities=capabilities)}, request_id)
-
-
-def modern_headers(method: str, name: str | None = None, version: str = MODERN) -> dict[str, str]:
-    headers = {"mcp-protocol-version": version, "mcp-method": method}
-    if name is not None:
-        headers["mcp-name"] = name
-    return headers
-
-
-def initialize(version: str, request_id: int = 1, client: str = "doubao") -> dict[str, Any]:
-    return rpc(
-        "initialize",
-        {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": client, "version": "1.0"}},
-        request_id,
-    )
-
-
-def session(name: str = "session_id", version: str | None = None) -> dict[str, str]:
-    headers = {"mcp-session-id": "{{" + name + "}}"}
-    if version:
-        headers["mcp-protocol-version"] = version
-    return headers
-
-
-ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
-
-DOUBAO_2024_11_05 = [
-    Step("initialize", body=initialize("2024-11-05"), capture_session="session_id"),
-    Step(
-        "notifications_initialized", body=rpc("notifications/initialized", request_id=None), headers=session()
-    ),
-    Step("tools_list", body=rpc("tools/list", {}, 2), headers=session()),
-    Step(
-        "tools_call",
-        body=rpc("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 3),
-        headers=session(),
-    ),
-    Step("delete_session", method="DELETE", headers=session()),
-]
-
-MODERN_2026_07_28 = [
-    Step(
-        "server_discover",
-        body=modern("server/discover", request_id=1),
-        headers=modern_headers("server/discover"),
-    ),
-    Step("tools_list", body=modern("tools/list", request_id=2), headers=modern_headers("tools/list")),
-    Step(
-        "tools_call",
-        body=modern("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 3),
-        headers=modern_headers("tools/call", "search_routes"),
-    ),
-]
-
-
-def _call(name: str, arguments: dict[str, Any], request_id: int) -> Step:
-    return Step(
-        name, body=rpc("tools/call", {"name": name, "arguments": arguments}, request_id), headers=session()
-    )
-
-
-# The seed's four cases and a business error, in Doubao's own flow (2024-11-05, a session).
-FOUR_CASES = [
-    Step("initialize", body=initialize("2024-11-05"), capture_session="session_id"),
-    Step(
-        "notifications_initialized", body=rpc("notifications/initialized", request_id=None), headers=session()
-    ),
-    _call("search_routes", ROUTE_ARGS, 2),
-    _call("search_routes_for_reference", {"origin": "guomao", "destination": "capital_airport_t3"}, 3),
-    _call("search_products", {"keyword": "cup"}, 4),
-    _call("subscribe_product", {"product_id": "p-1003", "alert": "price_drop", "target_price_yuan": 30}, 5),
-    Step(
-        "search_routes_missing_destination_40001",
-        body=rpc("tools/call", {"name": "search_routes", "arguments": {"origin": "guomao"}}, 6),
-        headers=session(),
-    ),
-    Step("delete_session", method="DELETE", headers=session()),
-]
-
-
-SUBSCRIBE = {"product_id": "p-1004", "alert": "restock"}
-
-
-def _subscribe(name: str, arguments: dict[str, Any], request_id: int, tool_call_id: str | None) -> Step:
-    body = modern("tools/call", {"name": "subscribe_product", "arguments": arguments}, request_id)
-    if tool_call_id is not None:
-        body["params"]["_meta"]["tool_call_id"] = tool_call_id
-    return Step(name, body=body, headers=modern_headers("tools/call", "subscribe_product"))
-
-
-# Exactly-once calls: a call, its retry with the same tool_call_id (replayed: the same subscription), the same id
-# with other arguments (40900, nothing runs), and the call without an id (it runs: a new subscription).
-EXACTLY_ONCE = [
-    _subscribe("subscribe_product", SUBSCRIBE, 1, "call_replay_0001"),
-    _subscribe("retry_same_tool_call_id_replayed", SUBSCRIBE, 2, "call_replay_0001"),
-    _subscribe(
-        "same_tool_call_id_other_arguments_40900",
-        {"product_id": "p-1004", "alert": "price_drop", "target_price_yuan": 30},
-        3,
-        "call_replay_0001",
-    ),
-    _subscribe("without_tool_call_id_runs_again", SUBSCRIBE, 4, None),
-]
-
-
-def _b64(value: str) -> str:
-    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
-
-
-LIST = modern("tools/list", request_id=7)
-LIST_HEADERS = modern_headers("tools/list")
-V25 = "2025-11-25"
-BAD_INPUTS = [
-    Step("initialize_2025_11_25", body=initialize(V25, client="replay"), capture_session="session_id"),
-    Step("origin_not_allowed_403", body=LIST, headers={**LIST_HEADERS, "origin": "https://evil.example.com"}),
-    Step("accept_without_json_406", body=LIST, headers={**LIST_HEADERS, "accept": "text/event-stream"}),
-    Step("content_type_not_json_415", body=LIST, headers={**LIST_HEADERS, "content-type": "text/plain"}),
-    Step("declared_body_over_limit_413", body=LIST, headers={**LIST_HEADERS, "content-length": "2097152"}),
-    Step("invalid_json_32700", raw='{"jsonrpc": "2.0", "id": 7, "method": ', headers=LIST_HEADERS),
-    Step(
-        "malformed_request_32600",
-        body={"jsonrpc": "2.0", "id": 7, "method": 42},
-        headers=session(version=V25),
-    ),
-    Step(
-        "unknown_tool_32602",
-        body=modern("tools/call", {"name": "book_flight", "arguments": {}}, 8),
-        headers=modern_headers("tools/call", "book_flight"),
-    ),
-    Step(
-        "bad_arguments_is_error",
-        body=modern("tools/call", {"name": "search_routes", "arguments": {"origin": "", "extra": 1}}, 9),
-        headers=modern_headers("tools/call", "search_routes"),
-    ),
-    Step("legacy_missing_session_400", body=rpc("tools/list", {}, 10), headers={"mcp-protocol-version": V25}),
-    Step(
-        "legacy_unknown_session_404",
-        body=rpc("tools/list", {}, 11),
-        headers={"mcp-session-id": "no-such-session"},
-    ),
-    Step("legacy_get_405", method="GET", headers={**session(version=V25), "accept": "text/event-stream"}),
-    Step("legacy_ping", body=rpc("ping", None, 12), headers=session(version=V25)),
-    Step(
-        "legacy_unsupported_version_header_400",
-        body=rpc("tools/list", {}, 13),
-        headers=session(version="2099-01-01"),
-    ),
-    Step("negotiate_1999_01_01", body=initialize("1999-01-01", 14, "replay"), capture_session="session_old"),
-    Step(
-        "negotiate_2024_11_05_echoed",
-        body=initialize("2024-11-05", 15, "replay"),
-        capture_session="session_v1",
-    ),
-    Step(
-        "initialize_2025_03_26", body=initialize("2025-03-26", 16, "replay"), capture_session="batch_session"
-    ),
-    Step(
-        "batch_2025_03_26",
-        body=[
-            rpc("ping", None, 17),
-            rpc("notifications/initialized", request_id=None),
-            rpc("tools/list", {}, 18),
-        ],
-        headers=session("batch_session"),
-    ),
-    Step(
-        "batch_only_notifications_202",
-        body=[rpc("notifications/initialized", request_id=None)],
-        headers=session("batch_session"),
-    ),
-    Step("modern_missing_meta_32602", body=rpc("tools/list", {}, 19), headers=LIST_HEADERS),
-    Step(
-        "modern_version_header_mismatch_32020",
-        body=rpc("tools/list", {"_meta": meta("v999.0.0")}, 20),
-        headers=LIST_HEADERS,
-    ),
-    Step(
-        "modern_method_header_mismatch_32020",
-        body=modern("tools/list", request_id=21),
-        headers=modern_headers("tools/call"),
-    ),
-    Step(
-        "modern_base64_name_mismatch_32020",
-        body=modern("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, 22),
-        headers=modern_headers("tools/call", _b64("search_products")),
-    ),
-    Step(
-        "modern_base64_name_ok",
-        body=modern(
-            "tools/call", {"name": "search_products", "arguments": {"keyword": "cup", "limit": 2}}, 23
-        ),
-        headers=modern_headers("tools/call", _b64("search_products")),
-    ),
-    Step(
-        "modern_unsupported_version_32022",
-        body=rpc("tools/list", {"_meta": meta("v999.0.0")}, 24),
-        headers=modern_headers("tools/list", version="v999.0.0"),
-    ),
-    Step(
-        "modern_removed_initialize_404",
-        body=modern("initialize", {"protocolVersion": MODERN, "capabilities": {}}, 25),
-        headers=modern_headers("initialize"),
-    ),
-    Step("modern_removed_ping_404", body=modern("ping", request_id=26), headers=modern_headers("ping")),
-    Step(
-        "modern_removed_logging_set_level_404",
-        body=modern("logging/setLevel", {"level": "debug"}, 27),
-        headers=modern_headers("logging/setLevel"),
-    ),
-    Step(
-        "modern_removed_resources_subscribe_404",
-        body=modern("resources/subscribe", {"uri": "test://x"}, 28),
-        headers=modern_headers("resources/subscribe"),
-    ),
-    Step(
-        "modern_get_405",
-        method="GET",
-        headers={"mcp-protocol-version": MODERN, "accept": "text/event-stream"},
-    ),
-    Step("modern_delete_405", method="DELETE", headers={"mcp-protocol-version": MODERN}),
-    Step("modern_batch_rejected", body=[LIST], headers=LIST_HEADERS),
-    Step(
-        "modern_notification_202",
-        body=rpc("notifications/cancelled", {"requestId": 3, "_meta": meta()}, None),
-        headers=modern_headers("notifications/cancelled"),
-    ),
-    Step("legacy_delete_session", method="DELETE", headers=session(version=V25)),
-    Step("legacy_use_after_delete_404", body=rpc("tools/list", {}, 29), headers=session(version=V25)),
-    Step("modern_tools_list_still_served", body=modern("tools/list", request_id=30), headers=LIST_HEADERS),
-]
-
-TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
-TRIP = {"stops": ["guomao", "forbidden_city", "sanlitun"], "travel_mode": "transit", "file_format": "pdf"}
-TASK = modern_headers("tasks/get", "{{task_id}}")
-# The tasks extension: a long export answered as a task, worked by the asynchronous self-invocation, polled.
-TASKS_2026_07_28 = [
-    Step(
-        "tools_call_export_trip_plan_task",
-        body=modern("tools/call", {"name": "export_trip_plan", "arguments": TRIP}, 1, TASKS),
-        headers=modern_headers("tools/call", "export_trip_plan"),
-        capture_task="task_id",
-    ),
-    Step("tasks_get_working", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 2, TASKS), headers=TASK),
-    Step("task_worker_invocation", worker=True),
-    Step("tasks_get_completed", body=modern("tasks/get", {"taskId": "{{task_id}}"}, 3, TASKS), headers=TASK),
-    Step(
-        "tasks_cancel_after_completion",
-        body=modern("tasks/cancel", {"taskId": "{{task_id}}"}, 4, TASKS),
-        headers=modern_headers("tasks/cancel", "{{task_id}}"),
-    ),
-    Step(
-        "tasks_get_without_the_extension_32021",
-        body=modern("tasks/get", {"taskId": "{{task_id}}"}, 5),
-        headers=TASK,
-    ),
-]
-
-CONVERSATIONS = {
-    "doubao_2024_11_05": DOUBAO_2024_11_05,
-    "modern_2026_07_28": MODERN_2026_07_28,
-    "four_cases": FOUR_CASES,
-    "bad_inputs": BAD_INPUTS,
-    "exactly_once_2026_07_28": EXACTLY_ONCE,
-    "tasks_2026_07_28": TASKS_2026_07_28,
-}
-
-
-def build_event(conversation: str, index: int, step: Step) -> dict[str, Any]:
-    base = POST if step.method == "POST" else {"host": HOST}
-    headers = {k: v for k, v in {**base, **step.headers}.items() if v is not None}
-    body = step.raw if step.raw is not None else (json.dumps(step.body) if step.body is not None else None)
-    return http_event(
-        step.method,
-        "/mcp",
-        headers,
-        body,
-        request_id=f"replay-{conversation}-{index:02d}",
-        source_ip="203.0.113.10",
-        time_epoch_ms=EPOCH_MS + index * 1000,
-    )
-
-
-def generalize(value: Any, bindings: dict[str, str]) -> Any:
-    """Put the placeholders back: bound values and minted error ids become `{{name}}`."""
-    if isinstance(value, dict):
-        return {k: generalize(v, bindings) for k, v in value.items()}
-    if isinstance(value, list):
-        return [generalize(v, bindings) for v in value]
-    if isinstance(value, str):
-        for name, bound in bindings.items():
-            value = value.replace(bound, "{{" + name + "}}")
-        return ERROR_ID.sub("error id {{error_id}}", value)
-    return value
-
-
-def record(handler: Any, invocations: list[dict[str, Any]]) -> None:
-    if EVENTS_DIR.exists():
-        shutil.rmtree(EVENTS_DIR)
-    for conversation, steps in CONVERSATIONS.items():
-        folder = EVENTS_DIR / conversation
-        folder.mkdir(parents=True)
-        bindings: dict[str, str] = {}
-        for index, step in enumerate(steps, start=1):
-            if step.worker:
-                # What the earlier step queued with lambda:InvokeFunction (Event), as Lambda delivers it.
-                queued = invocations.pop(0)
-                event = generalize(queued, bindings)
-                outcome = handler(queued, LocalContext())
-                expected: dict[str, Any] = {"result": generalize(outcome, bindings)}
-                _write(folder, f"{index:02d}_{step.name}", event, expected)
-                print(f"{conversation}/{index:02d}_{step.name}: {outcome.get('status')}")
-                continue
-            event = build_event(conversation, index, step)
-            response = handler(substitute(event, bindings), LocalContext())
-            seen = observed(response)
-            if step.capture_session:
-                minted = seen["headers"]["mcp-session-id"]
-                assert minted, f"{conversation}/{step.name}: no session id minted"
-                bindings[step.capture_session] = minted
-            for minted in SUBSCRIPTION_ID.findall(json.dumps(seen["body"])):
-                if minted not in bindings.values():
-                    count = sum(name.startswith("subscription_id") for name in bindings)
-                    bindings["subscription_id" + (f"_{count + 1}" if count else "")] = minted
-            if step.capture_task:
-                bindings[step.capture_task] = seen["body"]["result"]["taskId"]
-            expected = {
-                "statusCode": seen["statusCode"],
-                "headers": generalize(seen["headers"], bindings),
-                "body": generalize_task_times(generalize(seen["body"], bindings), index),
-            }
-            stem = f"{index:02d}_{step.name}"
-            _write(folder, stem, event, expected)
-            print(f"{conversation}/{stem}: {seen['statusCode']}")
-        assert not invocations, f"{conversation}: worker invocations left undelivered: {invocations}"
-
-
-def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> None:
-    (folder / f"{stem}.json").write_text(json.dumps(event, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    (folder / f"{stem}.expected.json").write_text(
-        json.dumps(expected, indent=2, ensure_ascii=False) + "\n", "utf-8"
-    )
-
-
-def main() -> None:
-    # Task workers are asynchronous self-invocations: point them at a local Invoke API that only records them,
-    # so each is delivered (and recorded) as a step of its own.
-    invoke_api = LocalLambda("mcp-replay-demo", execute=False).start()
-    invoke_api.configure_environment()
-    from mcp_lambda.handler import handler
-
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("business", nargs="?", default="demo")
+    business = parser.parse_args(argv).business
+    name = f"tests.conversations.{business}"
     try:
-        record(handler, invoke_api.invocations)
-    finally:
-        invoke_api.stop()
+        script = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        print(
+            f"events: no conversations for '{business}': write tests/conversations/{business}.py with"
+            " CONVERSATIONS = {name: [Request(...), ...]} (see tests/conversations/demo.py)",
+            file=sys.stderr,
+        )
+        return 2
+    written = record_conversations(business, script.CONVERSATIONS, minted=getattr(script, "MINTED", None))
+    for path in written:
+        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

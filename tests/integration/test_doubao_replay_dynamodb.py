@@ -10,10 +10,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from tests.support.replay import check_step, load_conversation, substitute
 
 import mcp_lambda.handler
 from mcp_lambda.settings import get_settings
+from mcp_lambda.testing.replay import check_step, load_conversation, substitute
 from mcp_lambda_dev.local.events import LocalContext
 
 CONVERSATION = Path(__file__).resolve().parents[2] / "events" / "demo" / "doubao_2024_11_05"

@@ -98,7 +98,7 @@ sys.modules["businesses.leaky"] = module
 
 from mcp_lambda import handler  # noqa: E402  (the business module must exist first)
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
-from tests.support.replay import load_conversation, substitute  # noqa: E402
+from mcp_lambda.testing.replay import load_conversation, substitute  # noqa: E402
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 results = []

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.replay import Mismatch, match, substitute
+
+from mcp_lambda.testing.replay import Mismatch, match, substitute
 
 
 def test_placeholder_binds_on_first_sight_and_must_match_later() -> None:

@@ -82,16 +82,56 @@ def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
     assert template["Transform"] == "AWS::Serverless-2016-10-31"
 
 
+def _in_a_business(path: Path) -> bool:
+    """A business's own file (businesses/<name>/...): its module names and assets are its own affair."""
+    return path.parts[0] == "businesses" and len(path.parts) > 2
+
+
+def dev_only_files(package: Path) -> list[Path]:
+    """The framework's dev-only modules (the local server, the projection) and the conformance fixture business,
+    under the Lambda package; a business's own `local/` or `projection.py` ships."""
+    files = [path.relative_to(package) for path in package.rglob("*.py") if "__pycache__" not in path.parts]
+    return [
+        path
+        for path in files
+        if path.parts[:2] == ("businesses", "conformance")
+        or (not _in_a_business(path) and (path.name == "projection.py" or "local" in path.parts))
+    ]
+
+
+def simulator_files(package: Path) -> list[Path]:
+    """The simulator's page and its assets under the Lambda package; a business's own HTML or JS ships."""
+    return [
+        path.relative_to(package)
+        for path in package.rglob("*")
+        if not _in_a_business(path.relative_to(package))
+        and (path.suffix in {".html", ".js", ".css"} or "simulator" in path.relative_to(package).parts)
+    ]
+
+
+def test_the_package_checks_ignore_a_business_own_modules_and_assets(tmp_path: Path) -> None:
+    files = [
+        "businesses/reading/local/cache.py",
+        "businesses/reading/projection.py",
+        "businesses/reading/simulator/__init__.py",
+        "businesses/reading/ui/list.html",
+        "mcp_lambda/app.py",
+    ]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert dev_only_files(tmp_path) == [] and simulator_files(tmp_path) == []
+    (tmp_path / "mcp_lambda" / "local").mkdir()
+    (tmp_path / "mcp_lambda" / "local" / "server.py").write_text("")
+    (tmp_path / "mcp_lambda" / "page.html").write_text("")
+    assert dev_only_files(tmp_path) == [Path("mcp_lambda/local/server.py")]
+    assert simulator_files(tmp_path) == [Path("mcp_lambda/page.html")]
+
+
 def test_the_lambda_package_holds_no_dev_only_code(function: dict[str, Any]) -> None:
     package = ROOT / function["CodeUri"]
     files = [path.relative_to(package) for path in package.rglob("*.py") if "__pycache__" not in path.parts]
-    dev_only = [
-        path
-        for path in files
-        if path.name == "projection.py"
-        or "local" in path.parts
-        or path.parts[:2] == ("businesses", "conformance")
-    ]
+    dev_only = dev_only_files(package)
 
     assert files and not dev_only, f"dev-only code under CodeUri: {dev_only}"
     assert not (package / "mcp_lambda_dev").exists()
@@ -102,12 +142,7 @@ def test_the_lambda_package_holds_no_dev_only_code(function: dict[str, Any]) -> 
 
 
 def test_the_simulator_page_is_never_deployed(template: dict[str, Any], function: dict[str, Any]) -> None:
-    package = ROOT / function["CodeUri"]
-    shipped = [
-        path.relative_to(package)
-        for path in package.rglob("*")
-        if path.suffix in {".html", ".js", ".css"} or "simulator" in path.parts
-    ]
+    shipped = simulator_files(ROOT / function["CodeUri"])
     paths = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]["paths"]
 
     assert not shipped, f"simulator files under CodeUri: {shipped}"

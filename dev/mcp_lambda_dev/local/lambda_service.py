@@ -4,7 +4,8 @@ The runtime's own `LambdaInvoker` (boto3 `invoke(InvocationType="Event")`) is po
 AWS_ENDPOINT_URL_LAMBDA; the invocation is answered 202 at once and its event handed to a background worker
 thread that calls the same Lambda handler with it, with the worker timeout as the context's deadline (Lambda's
 own limit is not enforced here: a task that overruns it is reported failed by the reaper, as in AWS). With
-`execute=False` invocations are only recorded (`invocations`), for tests and `make events` that deliver them.
+`execute=False` invocations are only recorded (`invocations`), for tests and benches that deliver them (the test
+kit has a smaller one of its own, `mcp_lambda.testing.invoke_api`).
 
 Hand-written on the standard library because no maintained package emulates the Invoke API without Docker.
 """
