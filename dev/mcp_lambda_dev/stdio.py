@@ -40,7 +40,8 @@ from mcp_lambda.protocol.jsonrpc import (
     parse_message,
     recover_id,
 )
-from mcp_lambda.protocol.stdio import StdioChannel
+from . import log_format
+from .stdio_channel import StdioChannel
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import SettingsError, get_settings
 from mcp_lambda.tools.business import BusinessError, load_business
@@ -172,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BUSINESS"] = args.business
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    log_format.install()
 
     try:
         settings = get_settings()

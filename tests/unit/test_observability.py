@@ -366,10 +366,11 @@ def test_platform_client_needs_the_base_domain() -> None:
 def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_line() -> None:
     import logging as std_logging
 
-    from mcp_lambda.observability import HumanFormatter
+    from mcp_lambda_dev import log_format
 
+    log_format.install()
     register_secret_value("sk-human-format-9f3a")
-    formatter = HumanFormatter()
+    formatter = log_format.HumanFormatter()
     finished = std_logging.LogRecord(
         "svc", std_logging.ERROR, __file__, 1, "mcp_tool_call_failed", None, None
     )
