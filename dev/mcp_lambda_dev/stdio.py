@@ -40,11 +40,12 @@ from mcp_lambda.protocol.jsonrpc import (
     parse_message,
     recover_id,
 )
-from . import log_format
-from .stdio_channel import StdioChannel
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import SettingsError, get_settings
 from mcp_lambda.tools.business import BusinessError, load_business
+
+from . import log_format
+from .stdio_channel import StdioChannel
 
 # The spec scopes a stdio session to the process, and a desktop client may idle for days and never re-initializes:
 # the session must not expire while the process lives.

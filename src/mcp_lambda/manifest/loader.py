@@ -81,7 +81,8 @@ def read_manifest(path: str | Path) -> tuple[Manifest, list[Problem], dict[str, 
             return Manifest(source=file), [problem], declared, {}
         problems: list[Problem] = []
     else:
-        from .yaml_source import read_yaml  # here only: the package's compiled (.json) manifests never need it
+        # Here only: the package's compiled (.json) manifests never need it (nor PyYAML).
+        from .yaml_source import read_yaml
 
         read = read_yaml(file, text)
         if isinstance(read, Problem):
