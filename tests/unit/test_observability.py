@@ -397,6 +397,19 @@ def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_li
     assert not logger.registered_handler.filter(started)
 
 
+def test_log_format_text_writes_json_where_nothing_registered_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In Lambda nothing installs the compact format (it lives in dev/): LOG_FORMAT=text must still log JSON.
+    import mcp_lambda.observability as observability
+
+    monkeypatch.delitem(observability._FORMATS, "text", raising=False)
+    logger = get_logger("text-unregistered-test", "text")
+    handler = logger.registered_handler
+    assert type(handler.formatter) is observability.RedactingFormatter
+    assert not handler.filters
+    record = logging.LogRecord("text-unregistered-test", logging.INFO, __file__, 1, "hello", None, None)
+    assert json.loads(handler.formatter.format(record))["message"] == "hello"
+
+
 # --- the cost of a line and of a metrics record ----------------------------------------------------------------
 
 
