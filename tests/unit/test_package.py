@@ -197,3 +197,16 @@ def test_the_staged_handler_serves_tools_list_with_yaml_unimportable(staged: Pat
     assert "search_products" in result["tools"] and len(result["tools"]) == 6
     assert result["handler"].startswith(str(staged))
     assert result["businesses"] and all(name.startswith("businesses.demo") for name in result["businesses"])
+
+
+def test_make_build_stages_one_business_and_checks_the_package_and_make_deploy_checks_it_again() -> None:
+    make = (ROOT / "mk" / "aws.mk").read_text()
+    build = make[make.index("\nbuild:") : make.index("\ndeploy:")]
+    deploy = make[make.index("\ndeploy:") : make.index("\nsam:")]
+
+    assert "scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)" in build
+    assert "--template $(STAGE_DIR)/$(BUSINESS).template.yaml" in build and "--template template.yaml" not in build
+    assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml" in build
+    check = "scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)"
+    assert build.index(check) < build.index("scripts/package_size.py"), "checked after every step that adds files"
+    assert check in deploy
