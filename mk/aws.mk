@@ -10,6 +10,9 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
+# make build stages the function's code for one business here (scripts/package_stage.py): <business>/ and
+# <business>.template.yaml, template.yaml with CodeUri pointing at it.
+STAGE_DIR := .aws-sam/stage
 # The main Makefile exports PYTHONPATH=src:dev:. for the app; SAM's own Python (and the pip that sam build runs)
 # must not see it. The region only satisfies boto3: validate needs neither credentials nor network.
 SAM_ENV := env -u PYTHONPATH SAM_CLI_TELEMETRY=0
@@ -31,21 +34,26 @@ PACKAGE_LIMIT_MB ?= 16
 # JWT=1 adds PyJWT[crypto] (AUTH_MODE=jwt; ~15 MB the other modes never use), for the Lambda platform.
 LAMBDA_PIP_PLATFORM := --platform manylinux2014_aarch64 --implementation cp --python-version 3.13 --only-binary=:all:
 
-# Builds with a local python3.13 (no Docker). Manifests are compiled to JSON next to the code
-# (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML, and each business's tool input schemas to
-# businesses/<name>/_tool_schemas.json (tools/list needs no JSON-schema generation); then the package size is printed.
+# Builds BUSINESS's function with a local python3.13 (no Docker): its code alone is staged (the framework without
+# its development-only modules, businesses/<BUSINESS>/, requirements.txt) and built. Its manifest is compiled to
+# JSON next to the code (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML, and its tool input
+# schemas to businesses/<BUSINESS>/_tool_schemas.json (tools/list needs no JSON-schema generation); then
+# scripts/package_check.py fails the build if another business, a development-only module or a module importing
+# yaml is in the package, and the package size is printed.
 # sam build ships no .pyc, and /var/task is read-only: each cold start compiles every module it imports (about
 # half its import time). PYC=1 compiles them at build time instead, with the runtime's Python: ~45 % less cold
 # start for ~9 MB more package (SnapStart makes it moot: imports happen once, before the snapshot).
-build: $(SAM_VENV)/.installed venv-run ## sam build for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); JWT=1 for AUTH_MODE=jwt, PYC=1 to precompile
+build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); JWT=1 for AUTH_MODE=jwt, PYC=1 to precompile
+	$(PY) scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)
 	@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	[ -x "$$py" ] || py="$$(command -v python3.13 || true)"; \
 	[ -n "$$py" ] || { echo "build: Python 3.13 not found; run 'pyenv install $(LAMBDA_PYTHON)'" \
 	  "(sam build needs python3.13 on PATH to match the Lambda runtime)" >&2; exit 1; }; \
 	echo "build: using $$py"; \
-	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template template.yaml --build-dir $(BUILD_DIR)
+	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template $(STAGE_DIR)/$(BUSINESS).template.yaml \
+	  --config-file $(CURDIR)/samconfig.toml --build-dir $(BUILD_DIR)
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
-	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest
+	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml
 	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
 	$(if $(JWT),$(SAM_ENV) $(VENV)/bin/pip install --quiet --no-compile --upgrade --target $(BUILD_DIR)/McpFunction \
 	  $(LAMBDA_PIP_PLATFORM) -r mk/requirements-jwt.txt)
@@ -53,12 +61,15 @@ build: $(SAM_VENV)/.installed venv-run ## sam build for python3.13/arm64 without
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	  [ -x "$$py" ] || py="$$(command -v python3.13)"; \
 	  $(SAM_ENV) "$$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BUILD_DIR)/McpFunction)
+	$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)
 	$(PY) scripts/package_size.py $(BUILD_DIR)/McpFunction $(if $(JWT)$(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
 
-deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build first; needs AWS credentials)
+deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first; needs AWS credentials)
 	@[ -d src/businesses/$(BUSINESS) ] || { echo "deploy: src/businesses/$(BUSINESS) does not exist" >&2; exit 1; }
 	@[ -f $(BUILD_DIR)/McpFunction/manifest/$(BUSINESS).json ] || { \
-	  echo "deploy: manifest/$(BUSINESS).yaml is not in the build; run 'make build' first" >&2; exit 1; }
+	  echo "deploy: the build is not for $(BUSINESS); run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
+	@$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS) >/dev/null || { \
+	  echo "deploy: run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
 	  --parameter-overrides BusinessName=$(BUSINESS) $(DEPLOY_PARAMS) \
 	  --resolve-s3 --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)

@@ -6,7 +6,9 @@ memory stores), of a tools/call whose tool makes one GET through `ctx.http` to a
 whose tool is `async def`, the same for a bare route, and the ratio to that floor. Also prints the bytes the two
 mandated log lines and the metrics record of a tools/call write (beside the same lines as Powertools' defaults
 and `inject_lambda_context` wrote them before), the cold import and first-invocation time (measured in fresh
-subprocesses, with the manifest compiled as `make build` ships it), the manifest check cost per result, and the
+subprocesses, with the manifest compiled as `make build` ships it, from src/ and from the one-business package
+`make build` stages), what that package holds (its code beside src/'s, and the built package's size when
+.aws-sam/build holds one), the manifest check cost per result, and the
 DynamoDB reads/writes per legacy request, keyed (exactly-once) tools/call, task creation and tasks/get, with
 their latency, against DynamoDB Local (started here; BENCH_DYNAMODB_ENDPOINT points at one already running).
 This is a measurement, not a test: it never fails on a slow figure.
@@ -487,6 +489,23 @@ body = json.loads(response["body"])
 assert response["statusCode"] == 200 and "result" in body and not body["result"].get("isError"), response
 sys.stderr.write(json.dumps({"import": t1 - t0, "first": t2 - t1}) + "\\n")
 """
+# The handler from the staged package alone (make build's code for the business): no dev/ on the path, so the
+# context is built here, and no PyYAML.
+COLD_STAGED = """
+import json, sys, time, types
+sys.modules["yaml"] = None
+t0 = time.perf_counter()
+from mcp_lambda.handler import handler
+t1 = time.perf_counter()
+context = types.SimpleNamespace(function_name="mcp-bench", function_version="$LATEST", memory_limit_in_mb=1024,
+    aws_request_id="bench", invoked_function_arn="arn:aws:lambda:us-east-1:123456789012:function:mcp-bench",
+    get_remaining_time_in_millis=lambda: 30_000)
+response = handler(json.loads(sys.argv[3]), context)
+t2 = time.perf_counter()
+body = json.loads(response["body"])
+assert response["statusCode"] == 200 and "result" in body and not body["result"].get("isError"), response
+sys.stderr.write(json.dumps({"import": t1 - t0, "first": t2 - t1}) + "\\n")
+"""
 COLD_CALL = {"keyword": "cup", "limit": 10}
 COLD_BARE = """
 import json, time, sys
@@ -518,13 +537,11 @@ COLD_BARE_GC = COLD_BARE.replace(
 def cold_run(
     code: str, manifest_dir: str, event: dict[str, Any], src: Path = REPO / "src"
 ) -> dict[str, float]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(src), str(REPO / "dev"), str(REPO)]),
-        "MANIFEST_DIR": manifest_dir,
-    }
+    # The staged package runs alone (as in Lambda); src/ with dev/ beside it (as make run does).
+    path = [str(src)] if code is COLD_STAGED else [str(src), str(REPO / "dev"), str(REPO)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "MANIFEST_DIR": manifest_dir}
     done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(event["headers"]), event["body"]],
+        [sys.executable, "-c", code, json.dumps(event["headers"]), event["body"], json.dumps(event)],
         env=env,
         cwd=REPO,
         capture_output=True,
@@ -546,6 +563,7 @@ def cold_section(runs: int) -> None:
     import tempfile
 
     from scripts.manifest_compile import main as compile_manifests
+    from scripts.package_stage import stage
     from scripts.tool_schemas_compile import main as compile_tool_schemas
 
     say(
@@ -556,27 +574,34 @@ def cold_section(runs: int) -> None:
         # src/ as make build ships it: a copy with the compiled tool schemas beside each business's code.
         src = Path(manifests) / "src"
         shutil.copytree(REPO / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        # ...and the one-business package make build stages from it.
+        staged = stage("demo", Path(manifests) / "stage", src).parent / "demo"
         with contextlib.redirect_stdout(io.StringIO()):
             compile_manifests([manifests])
-            if compile_tool_schemas([str(src)]) != 0:
+            if compile_tool_schemas([str(src)]) != 0 or compile_tool_schemas(
+                [str(staged), "--source", str(src)]
+            ):
                 raise RuntimeError("cold start: the tool schemas did not compile")
-        for tree in (src, REPO / "dev"):
+        for tree in (src, staged, REPO / "dev"):
             compileall.compile_dir(tree, quiet=1)
         first_call = modern_event(
             "tools/call", {"name": "search_products", "arguments": COLD_CALL}, "search_products"
         )
+        listing = modern_event("tools/list", {})
         cases = (
-            ("bare FastAPI+Mangum", COLD_BARE, modern_event("tools/list", {})),
-            ("handler, 1st tools/list", COLD_OURS, modern_event("tools/list", {})),
-            ("handler, 1st tools/call", COLD_OURS, first_call),
-            ("bare, collector paused too", COLD_BARE_GC, modern_event("tools/list", {})),
+            ("bare FastAPI+Mangum", COLD_BARE, listing, src),
+            ("handler, 1st tools/list", COLD_OURS, listing, src),
+            ("handler, 1st tools/call", COLD_OURS, first_call, src),
+            ("package, 1st tools/list", COLD_STAGED, listing, staged),
+            ("package, 1st tools/call", COLD_STAGED, first_call, staged),
+            ("bare, collector paused too", COLD_BARE_GC, listing, src),
         )
-        samples: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in cases}
+        samples: dict[str, list[dict[str, float]]] = {case[0]: [] for case in cases}
         for _ in range(runs):
-            for label, code, event in cases:
-                samples[label].append(cold_run(code, manifests, event, src))
+            for label, code, event, tree in cases:
+                samples[label].append(cold_run(code, manifests, event, tree))
     totals = {}
-    for label, _, _ in cases:
+    for label, *_ in cases:
         imported = statistics.median(s["import"] for s in samples[label]) * 1000
         first = statistics.median(s["first"] for s in samples[label]) * 1000
         totals[label] = statistics.median((s["import"] + s["first"]) * 1000 for s in samples[label])
@@ -715,6 +740,43 @@ def dynamodb_rows(endpoint: str, calls: int) -> None:
             client.delete_table(TableName=table)
 
 
+def _tree_size(root: Path, tops: tuple[str, ...]) -> tuple[int, int]:
+    files = [path for top in tops for path in (root / top).rglob("*") if path.is_file()]
+    files = [path for path in files if "__pycache__" not in path.parts]
+    return len(files), sum(path.stat().st_size for path in files)
+
+
+def package_section() -> None:
+    """What make build BUSINESS=demo ships of our code (staged here) beside all of src/ (what CodeUri: src/ held),
+    and the size of the package .aws-sam/build holds, when one was built."""
+    import tempfile
+
+    from scripts.package_check import problems
+    from scripts.package_stage import stage
+
+    say("Lambda package, business 'demo' (make build BUSINESS=demo):")
+    with tempfile.TemporaryDirectory() as out:
+        staged = stage("demo", Path(out)).parent / "demo"
+        count, size = _tree_size(staged, ("mcp_lambda", "businesses"))
+        whole, whole_size = _tree_size(REPO / "src", ("mcp_lambda", "businesses"))
+        verdict = "; ".join(problems(staged, "demo")) or "package_check clean"
+    say(f"  {'our code, staged':<28}{count:>5} files {size / 1e3:>8.1f} kB  ({verdict})")
+    say(f"  {'src/ (all of it)':<28}{whole:>5} files {whole_size / 1e3:>8.1f} kB")
+    built = REPO / ".aws-sam" / "build" / "McpFunction"
+    if built.is_dir():
+        from scripts.package_size import CLOSURE, distribution
+        from scripts.package_size import size as entry_size
+
+        sizes = {entry: entry_size(entry) for entry in built.iterdir()}
+        ours = sum(n for entry, n in sizes.items() if distribution(entry) not in CLOSURE)
+        say(
+            f"  {'built (.aws-sam/build)':<28}{sum(sizes.values()) / 1e6:.2f} MB unzipped, "
+            f"{ours / 1e6:.2f} MB without the boto3 closure"
+        )
+    else:
+        say(f"  {'built (.aws-sam/build)':<28}none: make build BUSINESS=demo")
+
+
 def main() -> None:
     global OUT
     parser = argparse.ArgumentParser(description=__doc__)
@@ -737,6 +799,8 @@ def main() -> None:
         handler,
         modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, "search_routes"),
     )
+    say()
+    package_section()
     say()
     cold_section(args.cold_runs)
     say()

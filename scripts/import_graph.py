@@ -33,7 +33,6 @@ LAYERS = (
     "platform_api | secrets | caller",
     "downstream | aws",
     "observability",
-    "log_format",
     "settings",
     "deadlines",
     "workers | restore",

@@ -11,7 +11,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from mcp_lambda.manifest import Problem, lint_manifest
+from mcp_lambda.manifest import Problem
+from mcp_lambda.manifest.lint import lint_manifest
 from mcp_lambda_dev.businesses import load_business
 
 MANIFEST_DIR = Path("manifest")

@@ -40,10 +40,12 @@ from mcp_lambda.protocol.jsonrpc import (
     parse_message,
     recover_id,
 )
-from mcp_lambda.protocol.stdio import StdioChannel
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import get_settings
 from mcp_lambda_dev.businesses import load_business
+
+from . import log_format
+from .stdio_channel import StdioChannel
 
 # The spec scopes a stdio session to the process, and a desktop client may idle for days and never re-initializes:
 # the session must not expire while the process lives.
@@ -172,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["BUSINESS"] = args.business
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    log_format.install()
 
     try:
         settings = get_settings()

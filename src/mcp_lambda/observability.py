@@ -12,7 +12,7 @@ import secrets
 import sys
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,8 +26,6 @@ from aws_lambda_powertools.logging.formatter import (
     _get_context,
 )
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled  # Powertools' own rule
-
-from .log_format import render
 
 DEFAULT_METRICS_NAMESPACE = "McpTools"
 MASK = "***"
@@ -315,36 +313,50 @@ def _write(handler: logging.StreamHandler[Any], line: str) -> bool:
         return False
 
 
-class HumanFormatter(RedactingFormatter):
-    """The same redacted record as one compact line for a terminal (LOG_FORMAT=text, the make run default)."""
+@dataclass(frozen=True)
+class LogFormat:
+    """A LOG_FORMAT other than JSON: how to build its formatter, and an optional filter for its handler."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        try:
-            return render(json.loads(line), record.created)
-        except ValueError:  # never lose a line: the redacted JSON is still readable
-            return line
+    formatter: Callable[[], RedactingFormatter]
+    record_filter: Callable[[logging.LogRecord], bool] | None = None
 
 
-def _one_line_per_call(record: logging.LogRecord) -> bool:
-    # In the human format the finishing line is the call's line; the started line shows only at DEBUG.
-    if getattr(record, "event", None) != "mcp_tool_call_started":
-        return True
-    return logging.getLogger(record.name).getEffectiveLevel() <= logging.DEBUG
+# LOG_FORMAT names beyond "json". Nothing in the Lambda package registers one: the development tools register
+# "text" (mcp_lambda_dev.log_format) for make run and make stdio, so in Lambda every format writes JSON lines.
+_FORMATS: dict[str, LogFormat] = {}
+
+
+def register_log_format(name: str, log_format: LogFormat) -> None:
+    """Make `get_logger(service, name)` use `log_format` (for loggers created after this call).
+
+    Args:
+        name: the LOG_FORMAT value, e.g. "text".
+        log_format: its formatter factory and handler filter.
+    """
+    _FORMATS[name] = log_format
 
 
 def get_logger(service: str, log_format: str = "json") -> Logger:
-    """One Powertools Logger per service (= business), created once per container: JSON lines, or with
-    `log_format="text"` compact human lines. The first call for a service decides its format."""
+    """One Powertools Logger per service (= business), created once per container.
+
+    Args:
+        service: the business name (the lines' `service`).
+        log_format: "json", or a format registered with `register_log_format`; a format nobody registered (such
+            as "text" in Lambda) writes JSON lines, so the function's logs stay machine-readable.
+
+    Returns:
+        The service's Logger; the first call for a service decides its format.
+    """
     logger = _LOGGERS.get(service)
     if logger is None:
         # Our lines never show thread, process or asyncio task fields: skip computing them for every record.
         logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
         logging.logAsyncioTasks = False  # type: ignore[attr-defined]  # 3.12+: else every line gets `taskName`
-        formatter = HumanFormatter() if log_format == "text" else RedactingFormatter()
+        registered = _FORMATS.get(log_format)
+        formatter = registered.formatter() if registered else RedactingFormatter()
         logger = Logger(service=service, logger_formatter=formatter)
-        if log_format == "text":
-            logger.registered_handler.addFilter(_one_line_per_call)
+        if registered and registered.record_filter:
+            logger.registered_handler.addFilter(registered.record_filter)
         _LOGGERS[service] = logger
     return logger
 

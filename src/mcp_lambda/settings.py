@@ -81,7 +81,8 @@ class Settings(BaseSettings):
     secrets_max_age_seconds: int = Field(300, ge=0)
     doubao_openapi_base_domain: str | None = None
     manifest_dir: str | None = None
-    # Log lines: Powertools JSON (Lambda, CloudWatch) or one compact human line per call (make run's default).
+    # Log lines: Powertools JSON (Lambda, CloudWatch) or one compact human line per call (make run's default);
+    # "text" is a format the development tools register (observability.register_log_format), else it is JSON.
     log_format: Literal["json", "text"] = "json"
     # HMAC key for multi round-trip `requestState`; else the business secret `request_state_key` is used.
     request_state_key: str | None = Field(None, min_length=16, repr=False)

@@ -366,10 +366,11 @@ def test_platform_client_needs_the_base_domain() -> None:
 def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_line() -> None:
     import logging as std_logging
 
-    from mcp_lambda.observability import HumanFormatter
+    from mcp_lambda_dev import log_format
 
+    log_format.install()
     register_secret_value("sk-human-format-9f3a")
-    formatter = HumanFormatter()
+    formatter = log_format.HumanFormatter()
     finished = std_logging.LogRecord(
         "svc", std_logging.ERROR, __file__, 1, "mcp_tool_call_failed", None, None
     )
@@ -394,6 +395,19 @@ def test_the_human_format_is_one_redacted_line_per_call_and_drops_the_started_li
     )
     started.event = "mcp_tool_call_started"
     assert not logger.registered_handler.filter(started)
+
+
+def test_log_format_text_writes_json_where_nothing_registered_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In Lambda nothing installs the compact format (it lives in dev/): LOG_FORMAT=text must still log JSON.
+    import mcp_lambda.observability as observability
+
+    monkeypatch.delitem(observability._FORMATS, "text", raising=False)
+    logger = get_logger("text-unregistered-test", "text")
+    handler = logger.registered_handler
+    assert type(handler.formatter) is observability.RedactingFormatter
+    assert not handler.filters
+    record = logging.LogRecord("text-unregistered-test", logging.INFO, __file__, 1, "hello", None, None)
+    assert json.loads(handler.formatter.format(record))["message"] == "hello"
 
 
 # --- the cost of a line and of a metrics record ----------------------------------------------------------------

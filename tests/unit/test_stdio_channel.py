@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcp_lambda.protocol.scope import SESSION_HEADER, Outbound
-from mcp_lambda.protocol.stdio import StdioChannel, carries_modern_envelope
+from mcp_lambda_dev.stdio_channel import StdioChannel, carries_modern_envelope
 
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
 

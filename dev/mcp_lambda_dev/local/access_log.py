@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_lambda.log_format import human_line
+from ..log_format import human_line
 
 
 def _messages(payload: bytes, content_type: str) -> list[Any]:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from .. import log_format
 from ..simulator import with_simulator
 from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
@@ -283,6 +284,7 @@ def serve(
 ) -> None:
     from mcp_lambda.settings import SettingsError, get_settings
 
+    log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
     invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()

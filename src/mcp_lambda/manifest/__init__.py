@@ -2,13 +2,14 @@
 
 Load with `load_manifest(path)` (raises ManifestError listing every problem), bind to the business serving it
 with `bind_manifest(business, path)` (also matches the tool names), then `bound.check(tool, result)` is the
-executor's ResultCheck and `bound.output_schema(tool)` the tool's outputSchema. What the platform makes of a
+executor's ResultCheck and `bound.output_schema(tool)` the tool's outputSchema. The lint's check, with the tools
+missing on either side, is `mcp_lambda.manifest.lint.lint_manifest` (not in the Lambda package). What the platform makes of a
 result (model view, cards) is the simulator's business: `mcp_lambda_dev.projection`, outside the Lambda package.
 """
 
 from .bound import BoundManifest, bind_manifest
 from .errors import ManifestError, Problem
-from .loader import lint_manifest, load_manifest, parse_manifest
+from .loader import load_manifest, parse_manifest
 from .models import EntitySpec, FieldSpec, Manifest, ToolEntry
 
 __all__ = [
@@ -20,7 +21,6 @@ __all__ = [
     "Problem",
     "ToolEntry",
     "bind_manifest",
-    "lint_manifest",
     "load_manifest",
     "parse_manifest",
 ]

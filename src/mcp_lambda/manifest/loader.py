@@ -1,8 +1,9 @@
-"""Reading a manifest file: YAML (with duplicate keys caught), then typed models, then the cross-field rules.
+"""Reading a manifest file: the document, then typed models, then the cross-field rules.
 
 Each tool and each entity is validated on its own, so one broken entry does not hide the problems of the others.
-A `.json` file is the same document compiled at build time (`scripts/manifest_compile.py`, run by `make build`):
-read with the json module, so the deployed function never imports PyYAML (nor ships it), and checked the same way.
+The Lambda package holds `.json` files, the document compiled at build time (`scripts/manifest_compile.py`, run by
+`make build`), read with the json module. A `.yaml` file (the source, read by make run, the lint and the tests) is
+read by `yaml_source`, imported only then: it and PyYAML are not in the package.
 """
 
 from __future__ import annotations
@@ -10,17 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import ManifestError, Problem
 from .errors import did_you_mean as _suggest
 from .models import FIELD_TYPES, EntitySpec, FieldSpec, HistoryCardRefresh, Manifest, ToolEntry, ToolOutput
-from .rules import semantic_problems, tool_name_problems
-
-if TYPE_CHECKING:
-    import yaml
+from .rules import semantic_problems
 
 TOP_LEVEL_KEYS = ("tools", "entities")
 TYPE_SYNONYMS = {
@@ -54,14 +52,6 @@ def load_manifest(path: str | Path) -> Manifest:
 UNREADABLE_RULES = frozenset({"unreadable", "yaml-syntax", "json-syntax", "not-a-mapping"})
 
 
-def lint_manifest(path: str | Path, tool_names: set[str] | None = None) -> list[Problem]:
-    """Every problem in the manifest; with `tool_names`, also tools missing on either side."""
-    manifest, problems, declared, lines = read_manifest(path)
-    if tool_names is not None and not unreadable(problems):
-        problems += _with_lines(tool_name_problems(manifest, tool_names, declared["tools"]), lines)
-    return problems
-
-
 def unreadable(problems: list[Problem]) -> bool:
     """Whether the file could not be read as a manifest mapping (so its tools are unknown, not missing)."""
     return any(problem.yaml_path == "" and problem.rule in UNREADABLE_RULES for problem in problems)
@@ -91,20 +81,16 @@ def read_manifest(path: str | Path) -> tuple[Manifest, list[Problem], dict[str, 
             return Manifest(source=file), [problem], declared, {}
         problems: list[Problem] = []
     else:
-        import yaml  # here: a compiled (.json) manifest never needs it
+        # Here only: the package's compiled (.json) manifests never need it (nor PyYAML).
+        from .yaml_source import read_yaml
 
-        try:
-            root_node = yaml.compose(text, Loader=yaml.SafeLoader)
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = Problem(file, "", "yaml-syntax", str(getattr(exc, "problem", None) or exc), line)
-            return Manifest(source=file), [problem], declared, {}
-        problems = _walk_nodes(root_node, "", file, lines) if root_node is not None else []
+        read = read_yaml(file, text)
+        if isinstance(read, Problem):
+            return Manifest(source=file), [read], declared, {}
+        data, problems, lines = read
     manifest, structural, declared = _build(file, data)
     problems += structural + semantic_problems(manifest, declared["tools"], declared["entities"])
-    return manifest, _with_lines(problems, lines), declared, lines
+    return manifest, with_lines(problems, lines), declared, lines
 
 
 def _build(file: str, data: Any) -> tuple[Manifest, list[Problem], dict[str, set[str]]]:
@@ -188,29 +174,8 @@ def _allowed_keys(model: type[BaseModel], loc: tuple[str, ...]) -> list[str]:
     return [field.alias or name for name, field in current.model_fields.items()]
 
 
-def _walk_nodes(node: yaml.Node, path: str, file: str, lines: dict[str, int]) -> list[Problem]:
-    """Record each YAML path's line, and report keys given twice (PyYAML would silently keep the last)."""
-    import yaml
-
-    lines.setdefault(path, node.start_mark.line + 1)
-    problems: list[Problem] = []
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            child = f"{path}.{key}" if path else key
-            if key in seen:
-                line = key_node.start_mark.line + 1
-                problems.append(Problem(file, child, "duplicate-key", f"key '{key}' is given twice", line))
-            seen.add(key)
-            problems += _walk_nodes(value_node, child, file, lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            problems += _walk_nodes(item, f"{path}.{index}", file, lines)
-    return problems
-
-
-def _with_lines(problems: list[Problem], lines: dict[str, int]) -> list[Problem]:
+def with_lines(problems: list[Problem], lines: dict[str, int]) -> list[Problem]:
+    """`problems`, each without a line given the line of its path (or of the nearest parent path in `lines`)."""
     out = []
     for problem in problems:
         line, path = problem.line, problem.yaml_path

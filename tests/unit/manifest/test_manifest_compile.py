@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mcp_lambda.manifest import lint_manifest
+from mcp_lambda.manifest.lint import lint_manifest
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "manifests"

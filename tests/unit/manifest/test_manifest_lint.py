@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_lambda.manifest import ManifestError, bind_manifest, lint_manifest, load_manifest
+from mcp_lambda.manifest import ManifestError, bind_manifest, load_manifest
+from mcp_lambda.manifest.lint import lint_manifest
 from mcp_lambda.tools import Business, ToolResult, execution_result, tool
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "manifests"

@@ -4,14 +4,19 @@
     18:20:01.240 ERROR tools/call open_vault system_error code=50020 0.4ms error_type=SecretUnavailable ...
 
 Lambda keeps Powertools' JSON lines (`LOG_FORMAT=json`, the default); this only renders the same record, after
-redaction, for a person at a terminal. Hand-written because Powertools has JSON formatters only.
+redaction, for a person at a terminal. Hand-written because Powertools has JSON formatters only. It lives in dev/
+(never in the Lambda package): `install()` registers it as the "text" format of `mcp_lambda.observability`, which
+make run and make stdio call first; where nobody installs it (Lambda), LOG_FORMAT=text writes JSON lines.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
+
+from mcp_lambda.observability import LogFormat, RedactingFormatter, register_log_format
 
 # The tool-call lines: the executor's started/finished/failed events, rendered as "tools/call <tool> <outcome>".
 CALL_EVENTS = frozenset({"mcp_tool_call_finished", "mcp_tool_call_failed"})
@@ -83,3 +88,26 @@ def _value(value: Any) -> str:
     if isinstance(value, str) and value and " " not in value and "=" not in value and '"' not in value:
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class HumanFormatter(RedactingFormatter):
+    """The same redacted record as one compact line for a terminal (LOG_FORMAT=text, the make run default)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        try:
+            return render(json.loads(line), record.created)
+        except ValueError:  # never lose a line: the redacted JSON is still readable
+            return line
+
+
+def one_line_per_call(record: logging.LogRecord) -> bool:
+    """In the human format the finishing line is the call's line; the started line shows only at DEBUG."""
+    if getattr(record, "event", None) != "mcp_tool_call_started":
+        return True
+    return logging.getLogger(record.name).getEffectiveLevel() <= logging.DEBUG
+
+
+def install() -> None:
+    """Register the compact format as LOG_FORMAT=text (for loggers created afterwards)."""
+    register_log_format("text", LogFormat(HumanFormatter, one_line_per_call))

@@ -5,16 +5,17 @@ Era routing without a header (basic/versioning, Backward Compatibility): "a requ
 process". So a request whose `params._meta` holds the protocol-version key goes to the 2026-07-28 era (which then
 validates the envelope and answers -32022 for a version it does not speak); `initialize` and everything else goes
 to the session era, in the one implicit session the process's `initialize` opened. Both eras may be served on one
-process (the spec allows it); the transport (which reads and writes the lines) lives outside the Lambda package.
+process (the spec allows it). The transport that reads and writes the lines is `mcp_lambda_dev.stdio`; both live
+in dev/ because Lambda never serves stdio.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .jsonrpc import INVALID_REQUEST, RpcError
-from .modern import META_VERSION
-from .scope import SESSION_HEADER, Inbound, Outbound
+from mcp_lambda.protocol.jsonrpc import INVALID_REQUEST, RpcError
+from mcp_lambda.protocol.modern import META_VERSION
+from mcp_lambda.protocol.scope import SESSION_HEADER, Inbound, Outbound
 
 
 def carries_modern_envelope(body: Any) -> bool:
