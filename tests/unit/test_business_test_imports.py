@@ -33,7 +33,10 @@ def forbidden_imports(path: Path, business: str) -> list[str]:
                 continue
             base = node.module or ""
             # `from mcp_lambda import testing` names the submodule; `from businesses import other` too.
-            modules = [f"{base}.{alias.name}" if base in ("mcp_lambda", "businesses") else base for alias in node.names]
+            modules = [
+                f"{base}.{alias.name}" if base in ("mcp_lambda", "businesses") else base
+                for alias in node.names
+            ]
         else:
             continue
         for module in modules:
@@ -58,7 +61,9 @@ def test_there_are_business_tests_to_check() -> None:
     assert any(business == "demo" for business, _ in business_test_files())
 
 
-@pytest.mark.parametrize(("business", "path"), business_test_files(), ids=lambda value: str(value).split("tests/")[-1])
+@pytest.mark.parametrize(
+    ("business", "path"), business_test_files(), ids=lambda value: str(value).split("tests/")[-1]
+)
 def test_a_business_test_imports_only_the_kit_the_toolkit_and_its_business(business: str, path: Path) -> None:
     assert forbidden_imports(path, business) == []
 

@@ -61,7 +61,12 @@ def whoami(ctx: ToolContext) -> ToolResult:
     if caller is None:
         return execution_result({"subject": None})
     return execution_result(
-        {"subject": caller.subject, "issuer": caller.issuer, "scopes": sorted(caller.scopes), "claims": dict(caller.claims)}
+        {
+            "subject": caller.subject,
+            "issuer": caller.issuer,
+            "scopes": sorted(caller.scopes),
+            "claims": dict(caller.claims),
+        }
     )
 
 
@@ -139,9 +144,16 @@ def test_every_era_lists_and_calls_tools_and_serves_prompts_resources_and_comple
 ) -> None:
     assert {spec["name"] for spec in any_era.list_tools()} == {spec.name for spec in BUSINESS.tools}
     result = any_era.call_tool("echo", {"words": "hi"})
-    assert (result.text, result.structured_content, result.is_error, result.code) == ("hi", {"words": "hi"}, False, None)
+    assert (result.text, result.structured_content, result.is_error, result.code) == (
+        "hi",
+        {"words": "hi"},
+        False,
+        None,
+    )
     assert result.raw["jsonrpc"] == "2.0" and result.http_status == 200
-    assert any_era.get_prompt("greeting", {"name": "Ada"}).messages[0]["content"]["text"] == "Say hello to Ada."
+    assert (
+        any_era.get_prompt("greeting", {"name": "Ada"}).messages[0]["content"]["text"] == "Say hello to Ada."
+    )
     assert any_era.read_resource("kit://about").text == "a business for the kit's tests"
     assert any_era.complete({"type": "ref/prompt", "name": "greeting"}, "name", "a").values == ["ada", "alan"]
     assert [p["name"] for p in any_era.list_prompts()] == ["greeting"]
@@ -188,7 +200,11 @@ def test_protocol_errors_are_typed_and_under_the_framework_root(any_era: McpTest
 def test_a_bad_argument_is_an_error_result_with_its_advice(any_era: McpTestClient) -> None:
     result = any_era.call_tool("count_to", {"n": 0})
 
-    assert result.is_error and (result.code, result.suggested_action, result.retryable) == (40000, "fix_arguments", False)
+    assert result.is_error and (result.code, result.suggested_action, result.retryable) == (
+        40000,
+        "fix_arguments",
+        False,
+    )
 
 
 # --- input rounds --------------------------------------------------------------------------------------------
@@ -216,7 +232,9 @@ def test_a_client_that_cannot_elicit_is_refused_the_round() -> None:
     with pytest.raises(ProtocolError) as refused:
         McpTestClient(BUSINESS, capabilities={}).call_tool("place_order", {"amount": 3})
 
-    assert refused.value.code == -32021 and refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
+    assert refused.value.code == -32021 and refused.value.data == {
+        "requiredCapabilities": {"elicitation": {}}
+    }
 
 
 def test_a_session_era_answers_a_round_with_an_error_result() -> None:
@@ -260,7 +278,9 @@ def test_jwt_mode_refuses_a_token_another_key_signed_and_an_expired_one() -> Non
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {}}}
     with LocalIssuer() as stranger:
         foreign = client.send("POST", body, {**headers, "authorization": f"Bearer {stranger.token(ADA)}"})
-    expired = client.send("POST", body, {**headers, "authorization": f"Bearer {shared_issuer().token(ADA, expires_in=-120)}"})
+    expired = client.send(
+        "POST", body, {**headers, "authorization": f"Bearer {shared_issuer().token(ADA, expires_in=-120)}"}
+    )
 
     assert foreign.status == expired.status == 401
     assert "a key the issuer does not publish" in foreign.headers["www-authenticate"]
@@ -279,7 +299,11 @@ def test_apigateway_mode_reads_the_authorizers_claims() -> None:
     with pytest.raises(ProtocolError) as refused:
         McpTestClient(BUSINESS, settings={"auth_mode": "apigateway"}).call_tool("whoami")
 
-    assert (seen["subject"], seen["issuer"], seen["scopes"]) == ("ada", "https://issuer.example", ["profile:read"])
+    assert (seen["subject"], seen["issuer"], seen["scopes"]) == (
+        "ada",
+        "https://issuer.example",
+        ["profile:read"],
+    )
     assert refused.value.http_status == 401 and refused.value.code is not None
 
 
@@ -444,7 +468,10 @@ def test_a_task_that_never_finishes_times_out_as_a_kit_error() -> None:
 def test_requests_from_two_threads_take_turns_on_the_container_loop() -> None:
     client = McpTestClient(BUSINESS)
     results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(client.call_tool("echo", {"words": "t"}).text)) for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(client.call_tool("echo", {"words": "t"}).text))
+        for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -15,7 +15,14 @@ from .apigateway import LocalContext, http_event, response_body
 from .client import DEFAULT_CAPABILITIES, McpTestClient
 from .errors import KitError, ProtocolError
 from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
-from .identity import DEFAULT_AUDIENCE, DEFAULT_ISSUER, Identity, LocalIssuer, authorizer_context, shared_issuer
+from .identity import (
+    DEFAULT_AUDIENCE,
+    DEFAULT_ISSUER,
+    Identity,
+    LocalIssuer,
+    authorizer_context,
+    shared_issuer,
+)
 from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
 from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
 from .tasks import TaskHandle, TaskState

@@ -11,7 +11,15 @@ from ..settings import Settings
 from ..tools import Business
 from .errors import KitError
 from .identity import DEFAULT_AUDIENCE, Identity, authorizer_context
-from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult, response_of
+from .results import (
+    Completion,
+    HttpReply,
+    PromptResult,
+    ResourceResult,
+    RoundResult,
+    ToolCallResult,
+    response_of,
+)
 from .runtime import InProcessLambda
 from .tasks import TASKS_EXTENSION, TaskHandle
 from .wire import CLIENT_INFO, ERAS, MODERN, Era, modern_request, session_headers, session_request
@@ -86,7 +94,9 @@ class McpTestClient:
         answer, _ = response_of(reply, body["id"])
         self.server_info = answer["result"]
         self.session_id = reply.headers.get("mcp-session-id")
-        note, note_headers = session_request(self.era, self.session_id, "notifications/initialized", None, None)
+        note, note_headers = session_request(
+            self.era, self.session_id, "notifications/initialized", None, None
+        )
         self.send("POST", note, note_headers)
 
     def close(self) -> None:
@@ -162,7 +172,9 @@ class McpTestClient:
             body, headers = modern_request(self.business, method, params, request_id, declared, meta)
         else:
             if self.session_id is None and method != "initialize":
-                raise KitError("a session-era client is used inside `with McpTestClient(...)` (or after open())")
+                raise KitError(
+                    "a session-era client is used inside `with McpTestClient(...)` (or after open())"
+                )
             body, headers = session_request(self.era, self.session_id, method, params, request_id, meta)
         reply = self.send("POST", body, headers)
         answer, notifications = response_of(reply, request_id)
@@ -302,7 +314,9 @@ class McpTestClient:
         answer, _, _ = self.request("tools/call", params, meta=meta, capabilities=self._with_tasks())
         created = answer["result"]
         if created.get("resultType") != "task":
-            raise KitError(f"tools/call of {name} answered {created.get('resultType')!r}, not a task: {created}")
+            raise KitError(
+                f"tools/call of {name} answered {created.get('resultType')!r}, not a task: {created}"
+            )
         return TaskHandle(self, created, name, arguments)
 
     def task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -319,7 +333,7 @@ class McpTestClient:
             ProtocolError: The server refused the request.
         """
         answer, _, _ = self.request(method, params, capabilities=self._with_tasks())
-        return answer["result"]  # type: ignore[no-any-return]
+        return answer["result"]
 
     def _with_tasks(self) -> dict[str, Any]:
         extensions = {**(self.capabilities.get("extensions") or {}), TASKS_EXTENSION: {}}
@@ -413,4 +427,3 @@ def _round(
     if request_state is not None:
         params["requestState"] = request_state
     return params
-

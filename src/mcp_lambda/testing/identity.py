@@ -51,7 +51,9 @@ class Identity:
         return {**claims, **self.claims}
 
 
-def authorizer_context(identity: Identity, issuer: str = DEFAULT_ISSUER, scope_prefix: str = "") -> dict[str, Any]:
+def authorizer_context(
+    identity: Identity, issuer: str = DEFAULT_ISSUER, scope_prefix: str = ""
+) -> dict[str, Any]:
     """`requestContext.authorizer` as an HTTP API JWT authorizer sets it for `identity` (AUTH_MODE=apigateway).
 
     Args:
@@ -139,7 +141,11 @@ class LocalIssuer:
         import jwt
 
         now = int(time.time())
-        payload: dict[str, Any] = {**identity.all_claims(self.url, scope_prefix), "iat": now, "exp": now + expires_in}
+        payload: dict[str, Any] = {
+            **identity.all_claims(self.url, scope_prefix),
+            "iat": now,
+            "exp": now + expires_in,
+        }
         if audience is not None:
             payload["aud"] = audience
         payload.update(claims)

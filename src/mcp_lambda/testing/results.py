@@ -98,7 +98,7 @@ class RoundResult:
     @property
     def result(self) -> dict[str, Any]:
         """The JSON-RPC `result` object."""
-        return self.raw["result"]  # type: ignore[no-any-return]
+        return self.raw["result"]
 
     @property
     def result_type(self) -> str:
@@ -168,27 +168,27 @@ class ToolCallResult(RoundResult):
     @property
     def code(self) -> int | None:
         """The error result's code (e.g. 40001), None for a success."""
-        return self._error_field("code")  # type: ignore[no-any-return]
+        return self._error_field("code")
 
     @property
     def message(self) -> str | None:
         """The error result's message, None for a success."""
-        return self._error_field("message")  # type: ignore[no-any-return]
+        return self._error_field("message")
 
     @property
     def retryable(self) -> bool | None:
         """Whether the error result says a retry may succeed, None for a success."""
-        return self._error_field("retryable")  # type: ignore[no-any-return]
+        return self._error_field("retryable")
 
     @property
     def suggested_action(self) -> str | None:
         """The error result's advice (`fix_arguments`, `ask_user`, `wait_and_retry`, ...), None for a success."""
-        return self._error_field("suggested_action")  # type: ignore[no-any-return]
+        return self._error_field("suggested_action")
 
     @property
     def retry_after_ms(self) -> int | None:
         """How long to wait before a retry, when the error result says so."""
-        return self._error_field("retry_after_ms")  # type: ignore[no-any-return]
+        return self._error_field("retry_after_ms")
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,9 @@ class TaskHandle:
         Raises:
             ProtocolError: The server refused the request.
         """
-        self.client.task_request("tasks/update", {"taskId": self.task_id, "inputResponses": dict(input_responses)})
+        self.client.task_request(
+            "tasks/update", {"taskId": self.task_id, "inputResponses": dict(input_responses)}
+        )
 
     def cancel(self) -> TaskState:
         """Cancel the task (`tasks/cancel`); a running worker sees `ctx.cancelled()` and its outcome is dropped.

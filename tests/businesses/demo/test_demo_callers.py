@@ -28,19 +28,26 @@ def test_each_caller_lists_only_its_own_subscriptions(auth_mode: str, era: str) 
             theirs = as_bob.call_tool("list_subscriptions")
         mine = as_alice.call_tool("list_subscriptions")
 
-    assert [item["subscription_id"] for item in mine.entities] == [created.structured_content["subscription_id"]]
+    assert [item["subscription_id"] for item in mine.entities] == [
+        created.structured_content["subscription_id"]
+    ]
     assert theirs.entities == [] and theirs.text.startswith("No product alerts yet")
 
 
 @pytest.mark.parametrize("auth_mode", ["apigateway", "jwt"])
 def test_a_caller_without_the_write_scope_cannot_subscribe(auth_mode: str) -> None:
-    with McpTestClient(BUSINESS, settings={"auth_mode": auth_mode}, caller=_identity("subscriptions:read")) as client:
+    with McpTestClient(
+        BUSINESS, settings={"auth_mode": auth_mode}, caller=_identity("subscriptions:read")
+    ) as client:
         listed = {tool["name"] for tool in client.list_tools()}
         with pytest.raises(ProtocolError) as refused:
             client.call_tool("subscribe_product", RESTOCK)
 
     assert "subscribe_product" not in listed and "list_subscriptions" in listed
-    assert (refused.value.http_status, refused.value.data) == (403, {"requiredScopes": ["subscriptions:write"]})
+    assert (refused.value.http_status, refused.value.data) == (
+        403,
+        {"requiredScopes": ["subscriptions:write"]},
+    )
     assert 'scope="subscriptions:write"' in refused.value.headers["www-authenticate"]
 
 

@@ -15,7 +15,9 @@ def test_a_retry_with_the_same_tool_call_id_replays_the_first_subscription(as_so
 
     assert not first.is_error and first.structured_content["subscription_id"].startswith("sub_")
     assert retry.structured_content == first.structured_content and retry.text == first.text
-    assert [item["subscription_id"] for item in mine.entities] == [first.structured_content["subscription_id"]]
+    assert [item["subscription_id"] for item in mine.entities] == [
+        first.structured_content["subscription_id"]
+    ]
 
 
 def test_another_tool_call_id_is_another_subscription(as_someone: McpTestClient) -> None:

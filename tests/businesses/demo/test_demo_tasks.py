@@ -51,7 +51,9 @@ def test_an_export_cancelled_while_it_renders_stops_and_stays_cancelled(modern: 
     assert task.outcomes[0]["ran"] is True and task.outcomes[0]["status"] == "cancelled"
 
 
-def test_two_consecutive_identical_stops_complete_the_task_with_an_error_result(modern: McpTestClient) -> None:
+def test_two_consecutive_identical_stops_complete_the_task_with_an_error_result(
+    modern: McpTestClient,
+) -> None:
     done = modern.call_tool_as_task("export_trip_plan", {"stops": ["guomao", "guomao"]}).wait()
 
     assert done.status == "completed" and done.result is not None

@@ -50,7 +50,11 @@ def test_the_same_origin_and_destination_is_an_argument_to_fix(client: McpTestCl
 def test_routes_for_reference_compare_the_modes_asked_for(client: McpTestClient) -> None:
     result = client.call_tool(
         "search_routes_for_reference",
-        {"origin": "zhongguancun", "destination": "beijing_south_station", "travel_modes": ["taxi", "transit"]},
+        {
+            "origin": "zhongguancun",
+            "destination": "beijing_south_station",
+            "travel_modes": ["taxi", "transit"],
+        },
     )
 
     assert [route["travel_mode"] for route in result.entities] == ["taxi", "transit"]
@@ -58,7 +62,9 @@ def test_routes_for_reference_compare_the_modes_asked_for(client: McpTestClient)
 
 
 def test_search_products_sorts_and_filters(client: McpTestClient) -> None:
-    result = client.call_tool("search_products", {"keyword": "cup", "max_price_yuan": 100, "sort": "price_asc"})
+    result = client.call_tool(
+        "search_products", {"keyword": "cup", "max_price_yuan": 100, "sort": "price_asc"}
+    )
 
     [product_list] = result.entities
     prices = [product["price_yuan"] for product in product_list["products"]]
@@ -91,4 +97,7 @@ def test_a_price_drop_needs_a_target_below_the_price(client: McpTestClient) -> N
         "subscribe_product", {"product_id": "p-1002", "alert": "price_drop", "target_price_yuan": 500}
     )
 
-    assert (missing.code, too_high.code) == (codes.TARGET_PRICE_REQUIRED, codes.TARGET_PRICE_NOT_BELOW_CURRENT)
+    assert (missing.code, too_high.code) == (
+        codes.TARGET_PRICE_REQUIRED,
+        codes.TARGET_PRICE_NOT_BELOW_CURRENT,
+    )
