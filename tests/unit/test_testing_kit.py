@@ -493,3 +493,13 @@ def test_the_docs_first_example_runs() -> None:
     assert tests
     for test in tests:
         test()
+
+
+def test_every_exported_name_resolves_and_only_on_first_use() -> None:
+    import mcp_lambda.testing as kit
+
+    assert sorted(kit.__all__) == sorted(kit._EXPORTS)
+    for name in kit.__all__:
+        assert getattr(kit, name) is not None, name
+    with pytest.raises(AttributeError):
+        kit.no_such_name  # noqa: B018

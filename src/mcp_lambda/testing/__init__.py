@@ -11,22 +11,66 @@
 Imported by tests only: the handler never imports it, and the build leaves it out of the package.
 """
 
-from .apigateway import LocalContext, http_event, response_body
-from .client import DEFAULT_CAPABILITIES, McpTestClient
-from .errors import KitError, ProtocolError
-from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
-from .identity import (
-    DEFAULT_AUDIENCE,
-    DEFAULT_ISSUER,
-    Identity,
-    LocalIssuer,
-    authorizer_context,
-    shared_issuer,
-)
-from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
-from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
-from .tasks import TaskHandle, TaskState
-from .wire import ERAS, MODERN, Era
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .apigateway import LocalContext, http_event, response_body
+    from .client import DEFAULT_CAPABILITIES, McpTestClient
+    from .errors import KitError, ProtocolError
+    from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
+    from .identity import (
+        DEFAULT_AUDIENCE,
+        DEFAULT_ISSUER,
+        Identity,
+        LocalIssuer,
+        authorizer_context,
+        shared_issuer,
+    )
+    from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
+    from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
+    from .tasks import TaskHandle, TaskState
+    from .wire import ERAS, MODERN, Era
+
+# Each public name and the module that defines it: imported on first use, so that importing one module of
+# the kit (dev/ imports `apigateway` alone) does not load the handler and everything it composes.
+_EXPORTS = {
+    "DEFAULT_AUDIENCE": "identity",
+    "DEFAULT_ISSUER": "identity",
+    "Identity": "identity",
+    "LocalIssuer": "identity",
+    "authorizer_context": "identity",
+    "shared_issuer": "identity",
+    "Completion": "results",
+    "DEFAULT_CAPABILITIES": "client",
+    "ERAS": "wire",
+    "Era": "wire",
+    "FakeService": "fakes",
+    "HttpReply": "results",
+    "InProcessInvoker": "runtime",
+    "InProcessLambda": "runtime",
+    "KitError": "errors",
+    "LocalContext": "apigateway",
+    "MODERN": "wire",
+    "McpTestClient": "client",
+    "PromptResult": "results",
+    "ProtocolError": "errors",
+    "ResourceResult": "results",
+    "RoundResult": "results",
+    "ServiceRequest": "fakes",
+    "StaticSecrets": "fakes",
+    "TaskHandle": "tasks",
+    "TaskState": "tasks",
+    "ToolCallResult": "results",
+    "compose_handler": "runtime",
+    "fake_service": "fakes",
+    "http_event": "apigateway",
+    "invoke": "runtime",
+    "make_settings": "runtime",
+    "response_body": "apigateway",
+}
 
 __all__ = [
     "DEFAULT_AUDIENCE",
@@ -63,3 +107,12 @@ __all__ = [
     "response_body",
     "shared_issuer",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -84,7 +84,7 @@ def make_settings(
 # "container"), made current for the call only, and the caller's current loop is put back afterwards.
 _CONTAINER_LOOP = asyncio.new_event_loop()
 atexit.register(_CONTAINER_LOOP.close)
-_CONTAINER_LOCK = threading.Lock()
+_CONTAINER_LOCK = threading.RLock()
 
 
 @contextmanager
