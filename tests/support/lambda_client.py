@@ -14,7 +14,7 @@ from mcp_lambda.secrets import SecretSource
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks import TaskInvoker, TaskStore
-from mcp_lambda.testing import http_event, invoke, response_body
+from mcp_lambda.testing import HttpReply, http_event, invoke, response_body
 from mcp_lambda.testing.wire import NAME_FIELDS
 from mcp_lambda.tools import Business
 
@@ -64,12 +64,7 @@ class Reply:
     @property
     def sse_messages(self) -> list[dict[str, Any]]:
         """The JSON-RPC messages of a text/event-stream body, in order."""
-        messages = []
-        for block in self.raw.decode("utf-8").split("\n\n"):
-            data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
-            if data:
-                messages.append(json.loads("\n".join(data)))
-        return messages
+        return HttpReply(self.status, self.headers, self.raw).messages
 
     @property
     def error(self) -> dict[str, Any]:
