@@ -4,6 +4,8 @@ against the kit's own JWKS), the fake downstream service, secrets, settings over
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -13,6 +15,7 @@ from typing import Annotated, Any
 
 import pytest
 from pydantic import Field
+from tests.support.processes import HANDLER_ENV
 
 from mcp_lambda.errors import McpLambdaError, RequestRefused
 from mcp_lambda.testing import (
@@ -503,3 +506,13 @@ def test_every_exported_name_resolves_and_only_on_first_use() -> None:
         assert getattr(kit, name) is not None, name
     with pytest.raises(AttributeError):
         kit.no_such_name  # noqa: B018
+
+
+def test_the_handler_never_imports_the_kit() -> None:
+    probe = "import sys, mcp_lambda.handler; print(sorted(m for m in sys.modules if m.startswith('mcp_lambda.testing')))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=HANDLER_ENV, capture_output=True, text=True, timeout=60
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
