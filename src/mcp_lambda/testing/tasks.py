@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,7 +21,9 @@ class TaskRequester(Protocol):
 
     function: InProcessLambda
 
-    def task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
+    def task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The result of one tasks/* request declaring the tasks extension."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,9 @@ class TaskHandle:
                 raise KitError(f"task {self.task_id} is still {state.status} after {timeout} s")
             time.sleep(poll_seconds)
 
-    def wait_for(self, predicate: Any, timeout: float = 30.0, poll_seconds: float = 0.02) -> TaskState:
+    def wait_for(
+        self, predicate: Callable[[TaskState], bool], timeout: float = 30.0, poll_seconds: float = 0.02
+    ) -> TaskState:
         """Poll until `predicate(state)` holds (e.g. a progress message while a background worker runs).
 
         Args:
