@@ -28,8 +28,9 @@ validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.y
 	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
 
 # What the function never imports, removed from the package: pydantic's v1 compatibility layer (FastAPI only
-# probes for it), and the C sources and type stubs some wheels ship beside their compiled modules.
-PRUNE := pydantic/v1
+# probes for it), the public test kit (mcp_lambda.testing), and the C sources and type stubs some wheels ship
+# beside their compiled modules.
+PRUNE := pydantic/v1 mcp_lambda/testing
 PACKAGE_LIMIT_MB ?= 16
 # JWT=1 adds PyJWT[crypto] (AUTH_MODE=jwt; ~15 MB the other modes never use), for the Lambda platform.
 LAMBDA_PIP_PLATFORM := --platform manylinux2014_aarch64 --implementation cp --python-version 3.13 --only-binary=:all:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +14,9 @@ from mcp_lambda.secrets import SecretSource
 from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks import TaskInvoker, TaskStore
+from mcp_lambda.testing import HttpReply, http_event, invoke, response_body
+from mcp_lambda.testing.framing import NAME_FIELDS
 from mcp_lambda.tools import Business
-from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 from .wire import check_error_shape, check_legacy, check_modern
 
@@ -53,36 +50,6 @@ def build_handler(
     return lambda_handler(runtime)
 
 
-# Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so it needs the calling
-# thread to have a current, open, idle event loop. In Lambda that is the process's one loop, made current by
-# Mangum's constructor. In a test process it is not stable: every asyncio.run()/anyio.run() of another test
-# leaves the thread with no current loop (asyncio.Runner.close sets it to None), which broke any handler built
-# before it. So every in-process request runs on this one loop (one "container"), made current for the call
-# only, and the caller's current loop is put back afterwards.
-_CONTAINER_LOOP = asyncio.new_event_loop()
-atexit.register(_CONTAINER_LOOP.close)
-
-
-@contextmanager
-def _on_the_container_loop() -> Iterator[None]:
-    policy = asyncio.get_event_loop_policy()
-    try:
-        previous: asyncio.AbstractEventLoop | None = policy.get_event_loop()
-    except RuntimeError:  # the thread has no current loop
-        previous = None
-    policy.set_event_loop(_CONTAINER_LOOP)
-    try:
-        yield
-    finally:
-        policy.set_event_loop(previous)
-
-
-def invoke(handler: LambdaHandler, event: dict[str, Any], context: Any = None) -> dict[str, Any]:
-    """One Lambda invocation of `handler` with an API Gateway event, as the runtime makes it."""
-    with _on_the_container_loop():
-        return handler(event, context or LocalContext())
-
-
 @dataclass
 class Reply:
     status: int
@@ -97,12 +64,7 @@ class Reply:
     @property
     def sse_messages(self) -> list[dict[str, Any]]:
         """The JSON-RPC messages of a text/event-stream body, in order."""
-        messages = []
-        for block in self.raw.decode("utf-8").split("\n\n"):
-            data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
-            if data:
-                messages.append(json.loads("\n".join(data)))
-        return messages
+        return HttpReply(self.status, self.headers, self.raw).messages
 
     @property
     def error(self) -> dict[str, Any]:
@@ -243,17 +205,6 @@ def modern_headers(method: str, name: str | None = None, version: str = MODERN_V
     if name is not None:
         headers["mcp-name"] = name
     return headers
-
-
-# The params field each name-bearing method mirrors in Mcp-Name (SEP-2243; SEP-2663 adds the task methods).
-NAME_FIELDS = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-    "tasks/get": "taskId",
-    "tasks/update": "taskId",
-    "tasks/cancel": "taskId",
-}
 
 
 class ModernClient:

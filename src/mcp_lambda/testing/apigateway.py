@@ -23,7 +23,22 @@ def http_event(
     time_epoch_ms: int | None = None,
     authorizer: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One HTTP request as API Gateway delivers it to Lambda (header names lower-cased, repeats comma-joined)."""
+    """One HTTP request as API Gateway delivers it to Lambda (header names lower-cased, repeats comma-joined).
+
+    Args:
+        method: The HTTP method.
+        path: The request path, e.g. `/mcp`.
+        headers: The request headers.
+        body: The body (bytes that are not UTF-8 are sent base64-encoded, as API Gateway does); None for none.
+        request_id: `requestContext.requestId`; by default a fresh UUID.
+        source_ip: The client address.
+        query: The raw query string.
+        time_epoch_ms: When the request arrived; by default now.
+        authorizer: `requestContext.authorizer` (an authorizer's claims, e.g. `authorizer_context(identity)`).
+
+    Returns:
+        The payload-2.0 event.
+    """
     epoch_ms = int(time.time() * 1000) if time_epoch_ms is None else time_epoch_ms
     lowered: dict[str, str] = {}
     for name, value in headers.items():
@@ -72,7 +87,14 @@ def http_event(
 
 
 def response_body(response: dict[str, Any]) -> bytes:
-    """The handler response's body as bytes, decoding base64 where the handler says so."""
+    """The handler response's body as bytes, decoding base64 where the handler says so.
+
+    Args:
+        response: What the Lambda handler returned.
+
+    Returns:
+        The body bytes.
+    """
     body = response.get("body") or ""
     if response.get("isBase64Encoded"):
         return base64.b64decode(body)
@@ -93,4 +115,5 @@ class LocalContext:
     deadline_ms: int = field(default_factory=lambda: int(time.time() * 1000) + 30_000)
 
     def get_remaining_time_in_millis(self) -> int:
+        """Milliseconds until `deadline_ms` (never negative), as the Lambda context reports them."""
         return max(0, self.deadline_ms - int(time.time() * 1000))
