@@ -67,6 +67,10 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
     "mcp_lambda_dev.simulator.report.BadRequest": (RequestRefused, (ValueError,)),
+    "mcp_lambda.testing.errors.ProtocolError": (RequestRefused, ()),
+    # The test kit used wrongly (an unknown era, a bad setting): the root only.
+    "mcp_lambda.testing.errors.KitError": (McpLambdaError, ()),
+    "mcp_lambda.testing.replay.Mismatch": (McpLambdaError, (AssertionError,)),
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.AwsCallTimedOut": (McpLambdaError, ()),
     "mcp_lambda.idempotency.claims.Claimed": (McpLambdaError, ()),

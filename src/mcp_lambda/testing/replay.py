@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import McpLambdaError
 from .apigateway import response_body
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
@@ -115,7 +116,7 @@ def substitute(value: Any, bindings: dict[str, str]) -> Any:
     return value
 
 
-class Mismatch(AssertionError):
+class Mismatch(McpLambdaError, AssertionError):
     """A response differs from its recording; the message names the step and the JSON path."""
 
 
