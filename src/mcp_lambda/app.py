@@ -13,14 +13,15 @@ from starlette.responses import JSONResponse, Response
 
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .downstream import HttpClient
-from .idempotency import IdempotencyStore, build_idempotency_store
+from .idempotency import IdempotencyStore
 from .observability import ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
-from .sessions import SessionStore, build_session_store
+from .sessions import SessionStore
 from .settings import Settings, get_settings
+from .stores import build_store
 from .tools import Business, load_business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
@@ -103,7 +104,7 @@ def create_server(
         http=http,
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
-    idempotency = idempotency or build_idempotency_store(settings)
+    idempotency = idempotency or build_store("idempotency", settings)
     return McpServer.create(
         business,
         settings,
@@ -129,8 +130,8 @@ def create_app(
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
-    sessions = sessions or build_session_store(settings)
-    idempotency = idempotency or build_idempotency_store(settings)
+    sessions = sessions or build_store("sessions", settings)
+    idempotency = idempotency or build_store("idempotency", settings)
     server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets)
     authenticator = Authenticator(settings)
     endpoint = McpEndpoint(server, settings, authenticator, logger)

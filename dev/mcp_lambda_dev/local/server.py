@@ -216,9 +216,11 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
     shared = getattr(getattr(getattr(first, "app", None), "state", None), "sessions", None)
     import mcp_lambda.app as app_module
 
-    building = app_module.build_session_store
+    building = app_module.build_store
     if shared is not None:
-        app_module.build_session_store = lambda settings: shared
+        app_module.build_store = lambda kind, settings: (  # type: ignore[assignment]
+            shared if kind == "sessions" else building(kind, settings)
+        )
     try:
         for index in range(1, count):
             assert origin is not None and origin.origin is not None
@@ -228,7 +230,7 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
             spec.loader.exec_module(module)
             handlers.append(getattr(module, function_name))
     finally:
-        app_module.build_session_store = building
+        app_module.build_store = building
     return handlers
 
 
