@@ -1,7 +1,8 @@
 """The base of every store kept in one DynamoDB table: each call held to the AWS budget, each failure mapped once.
 
-`DynamoDBTable.call("get_item", Key=...)` runs the client's operation on the store's table through
-`AwsBudget.call` (never past the request deadline) and maps what went wrong one way: a write whose
+`DynamoDBTable.put_new(item)` (never overwriting a key), `read_live(key, parse)` (strongly consistent, expired
+records unseen) and `call("update_item", Key=...)` for the rest each run the client's operation on the store's
+table through `AwsBudget.call` (never past the request deadline) and map what went wrong one way: a write whose
 `ConditionExpression` did not hold raises `ConditionFailed`; throttling, an unreachable table or no answer in time
 raises the store's own `unavailable_error` (a `StoreUnavailable`), after one `store_unavailable` warning naming
 the store, the operation and the failure class, never a key or an item. `DeadlineBoundClient` gives a client that
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from .budget import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedClient, failure_reason
 
@@ -22,6 +23,13 @@ ITEM_OPERATIONS = READ_OPERATIONS | {"put_item", "update_item", "delete_item", "
 CONDITION_FAILED = "ConditionalCheckFailedException"
 
 _logger = logging.getLogger("mcp_lambda")
+
+
+class Expiring(Protocol):
+    def is_expired(self) -> bool: ...
+
+
+R = TypeVar("R", bound=Expiring)
 
 
 class ConditionFailed(Exception):
@@ -41,7 +49,10 @@ def is_store_failure(exc: BaseException) -> bool:
 
 
 class DynamoDBTable(BudgetedClient):
-    """A store in one DynamoDB table: a subclass names its `store_name` and `unavailable_error` and calls `call`.
+    """A store in one DynamoDB table, one item per record under the string key `key_attribute`.
+
+    A subclass names its `store_name`, `key_attribute` and `unavailable_error`, and calls `put_new`, `read_live`
+    or, for any other operation, `call`.
 
     The client is made on first use and forgotten after a SnapStart restore (`BudgetedClient`). Reads and writes
     are counted (`reads`, `writes`) for `make bench`.
@@ -55,6 +66,7 @@ class DynamoDBTable(BudgetedClient):
 
     aws_service = "dynamodb"
     store_name: ClassVar[str] = "store"
+    key_attribute: ClassVar[str] = "id"
     # The StoreUnavailable of the store's family; built as `unavailable_error(message, retry_after_seconds=...)`.
     unavailable_error: ClassVar[Callable[..., Exception]]
 
@@ -104,6 +116,34 @@ class DynamoDBTable(BudgetedClient):
                 raise ConditionFailed(operation) from None
             raise self.failure(exc, operation) from None
         return response
+
+    def key(self, value: str) -> dict[str, Any]:
+        """The `Key` of the record `value`."""
+        return {self.key_attribute: {"S": value}}
+
+    def put_new(self, item: dict[str, Any]) -> None:
+        """Write `item` unless a record with its key exists (ids are never overwritten).
+
+        Raises:
+            ConditionFailed: A record with that key exists.
+        """
+        self.call("put_item", Item=item, ConditionExpression=f"attribute_not_exists({self.key_attribute})")
+
+    def read_live(self, value: str, parse: Callable[[dict[str, Any]], R]) -> R | None:
+        """The record `value` parsed, read strongly consistent; None when absent or expired (TTL deletes lazily).
+
+        Args:
+            value: The record's key.
+            parse: Turns the item into the record.
+
+        Returns:
+            The record, or None.
+        """
+        item = self.call("get_item", Key=self.key(value), ConsistentRead=True).get("Item")
+        if item is None:
+            return None
+        record = parse(item)
+        return None if record.is_expired() else record
 
     def failure(self, exc: BaseException, operation: str) -> Exception:
         """What a failure of the table raises; a subclass may map some errors to its own (a record too large).

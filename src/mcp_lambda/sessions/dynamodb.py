@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 class DynamoDBSessionStore(DynamoDBTable):
     store_name = "session store"
+    key_attribute = "session_id"
     unavailable_error = SessionStoreUnavailable
 
     def __init__(
@@ -40,19 +41,12 @@ class DynamoDBSessionStore(DynamoDBTable):
 
     def create(self, session: Session) -> None:
         try:
-            self.call(
-                "put_item", Item=_to_item(session), ConditionExpression="attribute_not_exists(session_id)"
-            )
+            self.put_new(_to_item(session))
         except ConditionFailed:
             raise SessionIdTaken("session id already exists") from None
 
     def get(self, session_id: str) -> Session | None:
-        response = self.call("get_item", Key={"session_id": {"S": session_id}}, ConsistentRead=True)
-        item = response.get("Item")
-        if item is None:
-            return None
-        session = _from_item(item)
-        return None if session.is_expired() else session
+        return self.read_live(session_id, _from_item)
 
     def touch(self, session: Session) -> Session:
         now = time.time()
@@ -64,7 +58,7 @@ class DynamoDBSessionStore(DynamoDBTable):
         try:
             self.call(
                 "update_item",
-                Key={"session_id": {"S": session.session_id}},
+                Key=self.key(session.session_id),
                 UpdateExpression="SET expires_at = :expires_at, last_seen = :last_seen",
                 # Never resurrect a session deleted between our read and this write.
                 ConditionExpression="attribute_exists(session_id)",
@@ -81,7 +75,7 @@ class DynamoDBSessionStore(DynamoDBTable):
         try:
             self.call(
                 "update_item",
-                Key={"session_id": {"S": session_id}},
+                Key=self.key(session_id),
                 UpdateExpression="SET log_level = :level",
                 ConditionExpression="attribute_exists(session_id)",
                 ExpressionAttributeValues={":level": {"S": level}},
@@ -90,7 +84,7 @@ class DynamoDBSessionStore(DynamoDBTable):
             return  # deleted meanwhile: nothing to remember it for
 
     def delete(self, session_id: str) -> bool:
-        response = self.call("delete_item", Key={"session_id": {"S": session_id}}, ReturnValues="ALL_OLD")
+        response = self.call("delete_item", Key=self.key(session_id), ReturnValues="ALL_OLD")
         return bool(response.get("Attributes"))
 
 

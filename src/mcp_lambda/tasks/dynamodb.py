@@ -27,21 +27,17 @@ OPTIONAL_JSON_FIELDS = ("result", "error", "state")
 
 class DynamoDBTaskStore(DynamoDBTable):
     store_name = "task store"
+    key_attribute = "task_id"
     unavailable_error = TaskStoreUnavailable
 
     def create(self, task: Task) -> None:
         try:
-            self.call("put_item", Item=to_item(task), ConditionExpression="attribute_not_exists(task_id)")
+            self.put_new(to_item(task))
         except ConditionFailed:
             raise TaskIdTaken("task id already exists") from None
 
     def get(self, task_id: str) -> Task | None:
-        response = self.call("get_item", Key={"task_id": {"S": task_id}}, ConsistentRead=True)
-        item = response.get("Item")
-        if item is None:
-            return None
-        task = from_item(item)
-        return None if task.is_expired() else task
+        return self.read_live(task_id, from_item)
 
     def replace(self, task: Task, expected_version: int) -> bool:
         try:
