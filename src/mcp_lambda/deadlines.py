@@ -134,7 +134,7 @@ def run_blocking_until(deadline: Deadline, fn: Callable[..., T], *args: Any, **k
 
     The caller's thread waits on the call's future itself instead of awaiting it: on an event loop that serves one
     request (Mangum, stdio) nothing else could run meanwhile, and the loop's wake-up (the future's callback, the
-    loop's self-pipe, its selector) would add ~15 µs to every sync tool call.
+    loop's self-pipe, its selector) would only add to every sync tool call (docs/performance.md).
     """
     if deadline.expired:
         raise DeadlineExceeded("the request deadline has passed")

@@ -65,7 +65,7 @@ class ToolLogger(Protocol):
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON text for a log line: orjson (several times faster than json.dumps), with json.dumps' choices
+    """Compact JSON text for a log line: orjson (faster than json.dumps), with json.dumps' choices
     (`default=str`, datetimes and dataclasses through it); json.dumps itself for what orjson refuses (a lone
     surrogate, an integer beyond 64 bits)."""
     try:
@@ -253,7 +253,7 @@ def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, A
 
     When `logger` is one of `get_logger`'s Powertools Loggers as it made it (its one JSON handler, no filter, no
     custom record factory, no buffering, no ancestor handler that would see the line), the line is built and
-    written directly: the same bytes, ~10 µs sooner (no LogRecord, caller lookup or handler chain). Any other
+    written directly: the same bytes, sooner (no LogRecord, caller lookup or handler chain). Any other
     logger, or one a test or a business has given a handler or a filter, gets the ordinary call.
     """
     levelno = _DIRECT_LEVELS.get(level)
@@ -405,7 +405,7 @@ class ToolCallEmf:
     `service`; ToolCalls, ToolErrors, ToolBusinessErrors, ToolReplays, ToolLatency), written from a template.
 
     Hand-written: the metric names, units and dimensions never change, so Powertools' per-call validation and
-    dimension bookkeeping only cost time (~50 µs), and one shared instance raced between threads (`Dimension
+    dimension bookkeeping only cost time, and one shared instance raced between threads (`Dimension
     'tool' has already been added`). This keeps no state between calls.
     """
 
@@ -448,7 +448,7 @@ class ToolTelemetry:
     """A tracing subsegment and EMF metrics per tool call.
 
     The Tracer is created on the first traced tool call, never when tracing is off: importing and patching the
-    X-Ray SDK costs 110-220 ms, which requests that call no tool (initialize, tools/list) should not pay.
+    X-Ray SDK is a large part of a cold start, which requests that call no tool (initialize, tools/list) should not pay.
     """
 
     def __init__(

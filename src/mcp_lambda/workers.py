@@ -4,9 +4,9 @@ A sync tool, an AWS call or an outbound HTTP request runs on one of these thread
 until the request's deadline; a call still running then is abandoned: its thread finishes it unobserved (in
 Lambda, frozen between invocations) and its result is dropped.
 
-Hand-written (~50 lines) because the pools at hand keep an abandoned call's cost: concurrent.futures and anyio
+Hand-written because the pools at hand keep an abandoned call's cost: concurrent.futures and anyio
 join their non-daemon workers at interpreter exit, and a fixed-size pool lets hung calls starve the next one.
-Here an idle thread is reused (a hand-off costs ~35 µs, a new thread ~100 µs) and a busy one never blocks anyone.
+Here an idle thread is reused (a hand-off is cheaper than a new thread) and a busy one never blocks anyone.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class ManifestError(StartupError, ValueError):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A '; did you mean ...?' hint for a near-miss name, or an empty string."""
-    import difflib  # only a manifest with a problem needs it: a valid one starts without (~1 ms)
+    import difflib  # only a manifest with a problem needs it: a valid one starts without
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""

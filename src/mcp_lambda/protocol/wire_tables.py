@@ -1,5 +1,5 @@
 """Constant tables of the wire protocol. Pinned against the official `mcp_types` package by a test, never
-imported from it at run time (that import costs ~170 ms of cold start)."""
+imported from it at run time (that import would be a large part of the cold start)."""
 
 from __future__ import annotations
 

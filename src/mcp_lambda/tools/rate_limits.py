@@ -26,7 +26,7 @@ class RateLimited(ToolFailure):
 
 def parse_rate_limit(text: str) -> Any:
     """The `limits` item for "5/second", "100 per minute", ...; ValueError when it is not one."""
-    from limits import parse  # imported only by businesses that declare a limit (~15 ms)
+    from limits import parse  # imported only by businesses that declare a limit (it adds to the cold start)
 
     if not isinstance(text, str):
         raise ValueError("rate_limit must be a string such as '5/second'")

@@ -86,7 +86,7 @@ class ToolResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     # `[]`, not `default_factory=list`: pydantic copies a mutable default per instance, and reading `list`'s
-    # signature (which pydantic does for a factory) compiles the tokenizer's regexes, ~1.5 ms of cold start.
+    # signature (which pydantic does for a factory) compiles the tokenizer's regexes at start-up.
     content: list[dict[str, Any]] = []
     structured_content: Any = None
     is_error: bool = False

@@ -10,8 +10,8 @@ null is different from leaving it out).
 (`compile_tool_schemas`), keyed by a digest of the package's source files, this module and pydantic's version.
 When a tool's package has a copy whose digest matches, the decorator takes the schema from it and creates the
 argument model with `defer_build` (its validator is built by the first call, or by SnapStart's before-snapshot
-hook): the ~1 ms per tool pydantic spends building a model to generate its JSON schema is paid at build time.
-Without a matching copy (the source tree, tests, `make run`) everything is built at decoration, as before. Types
+hook): the time pydantic spends per tool building a model to generate its JSON schema is paid at build time.
+Without a matching copy (the source tree, tests, `make run`) everything is built at decoration. Types
 a tool imports from outside its package are not in the digest: `make build` compiles afresh every time.
 """
 
