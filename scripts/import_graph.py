@@ -28,6 +28,7 @@ LAYERS = (
     "app",
     "transport",
     "protocol | auth",
+    "stores",
     "manifest | sessions | idempotency | tasks",
     "tools",
     "platform_api | secrets | caller",

@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .downstream import HttpClient
-from .idempotency import IdempotencyStore, build_idempotency_store
+from .idempotency import IdempotencyStore
 from .observability import ToolLogger, ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
@@ -20,6 +20,7 @@ from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
 from .sessions import SessionStore
 from .settings import Settings
+from .stores import build_store
 from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
@@ -102,7 +103,7 @@ def create_server(
         http=http,
     )
     executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
-    idempotency = idempotency or build_idempotency_store(settings)
+    idempotency = idempotency or build_store("idempotency", settings)
     return McpServer.create(
         business,
         settings,

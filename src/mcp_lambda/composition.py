@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .app import create_app, create_server, manifest_path
-from .idempotency import IdempotencyStore, build_idempotency_store
+from .idempotency import IdempotencyStore
 from .observability import get_logger
-from .sessions import SessionStore, build_session_store
+from .sessions import SessionStore
 from .settings import Settings, get_settings
+from .stores import build_store
 from .tools import Business
 from .tools.business import BusinessError
 
@@ -142,8 +143,8 @@ def build_runtime(
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
-    sessions = sessions or build_session_store(settings)
-    idempotency = idempotency or build_idempotency_store(settings)
+    sessions = sessions or build_store("sessions", settings)
+    idempotency = idempotency or build_store("idempotency", settings)
     server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets)
     return Runtime(
         app=create_app(settings, business, server, logger),

@@ -1,5 +1,5 @@
 """The fault matrix: a loopback fault proxy (tests/support/fault_proxy.py) between the handler and each dependency
-— DynamoDB Local (sessions), the moto server (secrets) and a fake downstream HTTP service (`ctx.http`) — and for
+— DynamoDB Local (sessions, tasks), the moto server (secrets) and a fake downstream HTTP service (`ctx.http`) — and for
 every fault the defined outcome, an answer before the request deadline, no 5xx but 503, recovery once the fault
 heals, and nothing lost or mixed up. The matrix is printed in pytest's terminal summary.
 
@@ -22,13 +22,28 @@ from scripts.services import LocalService
 from tests.support.fake_service import FakeService, fake_service
 from tests.support.fault_matrix import ROWS, Row
 from tests.support.fault_proxy import FaultProxy
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply, build_handler
+from tests.support.lambda_client import (
+    POST_HEADERS,
+    LambdaClient,
+    LegacyClient,
+    ModernClient,
+    Reply,
+    build_handler,
+    invoke,
+    modern_headers,
+    modern_request,
+)
+from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
 from mcp_lambda.aws import AwsBudget
+from mcp_lambda.lambda_adapter import LambdaHandler
+from mcp_lambda.protocol.jsonrpc import SERVICE_UNAVAILABLE
 from mcp_lambda.secrets import SecretsManagerSource
 from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 DEADLINE_MS = 3000
 AWS_READ_TIMEOUT_S = 0.8
@@ -69,19 +84,19 @@ BUSINESS = Business(name="faults", tools=[fetch, key_fingerprint])
 
 
 def _settings(**extra: Any) -> Settings:
-    return Settings(
-        business="faults",
-        request_deadline_ms=DEADLINE_MS,
-        deadline_margin_ms=500,
-        aws_connect_timeout_ms=300,
-        aws_read_timeout_ms=int(AWS_READ_TIMEOUT_S * 1000),
-        aws_max_attempts=1,
-        http_timeout_ms=int(HTTP_TIMEOUT_S * 1000),
-        http_max_attempts=2,
-        circuit_failure_threshold=3,
-        circuit_reset_ms=400,
-        **extra,
-    )
+    values: dict[str, Any] = {
+        "business": "faults",
+        "request_deadline_ms": DEADLINE_MS,
+        "deadline_margin_ms": 500,
+        "aws_connect_timeout_ms": 300,
+        "aws_read_timeout_ms": int(AWS_READ_TIMEOUT_S * 1000),
+        "aws_max_attempts": 1,
+        "http_timeout_ms": int(HTTP_TIMEOUT_S * 1000),
+        "http_max_attempts": 2,
+        "circuit_failure_threshold": 3,
+        "circuit_reset_ms": 400,
+    }
+    return Settings(**{**values, **extra})
 
 
 @dataclass
@@ -166,6 +181,122 @@ def _initialize() -> dict[str, Any]:
             "clientInfo": {"name": "f", "version": "1"},
         },
     }
+
+
+# --- tasks: DynamoDB Local behind the proxy, at 2026-07-28 with the tasks extension declared -------------------
+
+
+def _task_handler(settings: Settings, tasks_table: str, proxy: FaultProxy) -> LambdaHandler:
+    budget = AwsBudget.from_settings(settings)
+    store = DynamoDBTaskStore(
+        tasks_table, budget=budget, client=budget.client("dynamodb", endpoint_url=proxy.url)
+    )
+    return build_handler(TASK_BUSINESS, settings, tasks=store, invoker=RecordingInvoker())
+
+
+def _task_client(handler: LambdaHandler) -> ModernClient:
+    return ModernClient(LambdaClient(handler), TASKS_CAPABILITIES, authorizer=PRINCIPAL)
+
+
+def _task_store_unavailable(timed: Timed, within_ms: float) -> None:
+    assert timed.milliseconds < within_ms, f"answered after {timed.milliseconds:.0f} ms"
+    assert timed.reply.status == 503, timed.reply.raw
+    assert int(timed.reply.headers["retry-after"]) >= 1
+    assert timed.reply.error["code"] == SERVICE_UNAVAILABLE, timed.reply.raw
+    assert timed.reply.error["message"].startswith("Task store temporarily unavailable")
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_task_store_fault_answers_503_in_time_and_loses_no_task(
+    fault: str, dynamodb_proxy: FaultProxy, tasks_table: str
+) -> None:
+    modern = _task_client(_task_handler(_settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy))
+    task_id = modern.call_tool("count_to", {"n": 1}).result["taskId"]
+    before = modern.request("tasks/get", {"taskId": task_id}).result
+
+    dynamodb_proxy.set(fault, FAULTS[fault])
+    try:
+        read = _timed(modern.request, "tasks/get", {"taskId": task_id})
+        create = _timed(modern.call_tool, "count_to", {"n": 1})
+    finally:
+        dynamodb_proxy.heal()
+
+    for timed in (read, create):
+        _task_store_unavailable(timed, DEADLINE_MS)
+    _record("tasks", fault, read, str(read.reply.error["code"]), read.reply.headers["retry-after"])
+
+    # Healed: the task is still there, unchanged, and a new one can be created.
+    assert modern.request("tasks/get", {"taskId": task_id}).result == before
+    assert modern.call_tool("count_to", {"n": 1}).result["status"] == "working"
+
+
+DEFAULT_BUDGET_MS = 8000  # the default AWS budget: 1 s connect + 2 s read, two attempts, one backoff
+
+
+def test_a_blackholed_task_table_answers_503_within_the_default_budget(
+    dynamodb_proxy: FaultProxy, tasks_table: str
+) -> None:
+    modern = _task_client(_task_handler(Settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy))
+    task_id = modern.call_tool("count_to", {"n": 1}).result["taskId"]
+
+    dynamodb_proxy.set("blackhole")
+    try:
+        read = _timed(modern.request, "tasks/get", {"taskId": task_id})
+        create = _timed(modern.call_tool, "count_to", {"n": 1})
+    finally:
+        dynamodb_proxy.heal()
+
+    for name, timed in (("tasks/get", read), ("tools/call", create)):
+        _task_store_unavailable(timed, DEFAULT_BUDGET_MS)
+        _record("tasks@29s", name, timed, str(timed.reply.error["code"]), timed.reply.headers["retry-after"])
+
+
+def test_a_task_call_started_near_the_deadline_is_cut_at_it(
+    dynamodb_proxy: FaultProxy, tasks_table: str
+) -> None:
+    # The default budget waits up to 2 s for one read: more than the 1 s this invocation has left.
+    handler = _task_handler(Settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy)
+    task_id = _task_client(handler).call_tool("count_to", {"n": 1}).result["taskId"]
+    requests = {
+        "tasks/get": (
+            modern_request("tasks/get", {"taskId": task_id}, capabilities=TASKS_CAPABILITIES),
+            task_id,
+        ),
+        "tools/call": (
+            modern_request(
+                "tools/call", {"name": "count_to", "arguments": {"n": 1}}, capabilities=TASKS_CAPABILITIES
+            ),
+            "count_to",
+        ),
+    }
+    remaining_ms, margin_ms = 1500, 500  # DEADLINE_MARGIN_MS's default: the deadline is 1 s away
+
+    dynamodb_proxy.set("blackhole")
+    try:
+        for method, (body, name) in requests.items():
+            headers = {**POST_HEADERS, **modern_headers(method, name)}
+            event = http_event("POST", "/mcp", headers, json.dumps(body), authorizer=PRINCIPAL)
+            context = LocalContext(deadline_ms=int(time.time() * 1000) + remaining_ms)
+            started = time.monotonic()
+            response = invoke(handler, event, context)
+            elapsed_ms = (time.monotonic() - started) * 1000
+            reply = Reply(
+                int(response["statusCode"]),
+                {k.lower(): v for k, v in response["headers"].items()},
+                response_body(response),
+            )
+            _task_store_unavailable(Timed(reply, elapsed_ms), remaining_ms)
+            # Cut at the deadline, not before it: the store waited as long as the request could.
+            assert elapsed_ms >= remaining_ms - margin_ms - 100, f"answered after {elapsed_ms:.0f} ms"
+            _record(
+                "tasks@1s-left",
+                method,
+                Timed(reply, elapsed_ms),
+                str(reply.error["code"]),
+                reply.headers["retry-after"],
+            )
+    finally:
+        dynamodb_proxy.heal()
 
 
 # --- secrets: the moto server behind the proxy -------------------------------------------------------------------
@@ -301,5 +432,5 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
 
 def test_the_matrix_covers_every_fault_of_every_dependency() -> None:
     covered = {(row.dependency, row.fault) for row in ROWS}
-    expected = {(d, f) for d in ("sessions", "secrets", "downstream") for f in FAULTS}
+    expected = {(d, f) for d in ("sessions", "tasks", "secrets", "downstream") for f in FAULTS}
     assert expected <= covered, sorted(expected - covered)

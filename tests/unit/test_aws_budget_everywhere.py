@@ -10,11 +10,9 @@ import pytest
 from mcp_lambda import deadlines
 from mcp_lambda.aws import AwsBudget, AwsCallTimedOut
 from mcp_lambda.deadlines import Deadline
-from mcp_lambda.idempotency import build_idempotency_store
 from mcp_lambda.secrets import build_secret_source
-from mcp_lambda.sessions import build_session_store
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import build_task_store
+from mcp_lambda.stores import build_store
 from mcp_lambda.tasks.invoke import LambdaInvoker
 
 SETTINGS = Settings(
@@ -40,10 +38,10 @@ def _region(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _clients() -> dict[str, Any]:
     return {
-        "sessions": build_session_store(SETTINGS).client,  # type: ignore[attr-defined]
+        "sessions": build_store("sessions", SETTINGS).client,  # type: ignore[attr-defined]
         "secrets": build_secret_source(SETTINGS).provider.client,  # type: ignore[attr-defined]
-        "idempotency": build_idempotency_store(SETTINGS).client,  # type: ignore[attr-defined]
-        "tasks": build_task_store(SETTINGS).client,  # type: ignore[attr-defined]
+        "idempotency": build_store("idempotency", SETTINGS).client,  # type: ignore[attr-defined]
+        "tasks": build_store("tasks", SETTINGS).client,  # type: ignore[attr-defined]
         "invoker": LambdaInvoker("f", budget=AwsBudget.from_settings(SETTINGS)).client,
     }
 

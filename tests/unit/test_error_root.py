@@ -72,7 +72,8 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.testing.errors.KitError": (McpLambdaError, ()),
     "mcp_lambda.testing.replay.Mismatch": (McpLambdaError, (AssertionError,)),
     # Internal signals, caught inside the framework: the root only.
-    "mcp_lambda.aws.AwsCallTimedOut": (McpLambdaError, ()),
+    "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
+    "mcp_lambda.aws.table.ConditionFailed": (McpLambdaError, ()),
     "mcp_lambda.idempotency.claims.Claimed": (McpLambdaError, ()),
     "mcp_lambda.idempotency.claims.NotStored": (McpLambdaError, ()),
     "mcp_lambda.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),

@@ -218,9 +218,11 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
 
     runtime = getattr(first, "runtime", None)
     shared = runtime.sessions if isinstance(runtime, composition.Runtime) else None
-    building = composition.build_session_store
+    building = composition.build_store
     if shared is not None:
-        composition.build_session_store = lambda settings: shared
+        composition.build_store = lambda kind, settings: (  # type: ignore[assignment]
+            shared if kind == "sessions" else building(kind, settings)
+        )
     try:
         for index in range(1, count):
             assert origin is not None and origin.origin is not None
@@ -230,7 +232,7 @@ def load_handlers(target: str, count: int) -> list[LambdaHandler]:
             spec.loader.exec_module(module)
             handlers.append(getattr(module, function_name))
     finally:
-        composition.build_session_store = building
+        composition.build_store = building
     return handlers
 
 

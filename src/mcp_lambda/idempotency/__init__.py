@@ -8,8 +8,6 @@ that invocation. Powertools and boto3 are imported on the first call that needs 
 
 from __future__ import annotations
 
-from ..aws import AwsBudget
-from ..settings import Settings
 from .calls import STORED_OUTCOMES, Caller, ExactlyOnce
 from .stores import DynamoDBIdempotencyStore, IdempotencyStore, MemoryIdempotencyStore
 
@@ -20,13 +18,4 @@ __all__ = [
     "ExactlyOnce",
     "IdempotencyStore",
     "MemoryIdempotencyStore",
-    "build_idempotency_store",
 ]
-
-
-def build_idempotency_store(settings: Settings) -> IdempotencyStore:
-    """The store the settings select: `memory` (embedded default, one process) or `dynamodb`."""
-    if settings.idempotency_store == "dynamodb":
-        assert settings.idempotency_table is not None
-        return DynamoDBIdempotencyStore(settings.idempotency_table, budget=AwsBudget.from_settings(settings))
-    return MemoryIdempotencyStore()

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..aws import failure_reason
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
 from ..tools.executor import ToolExecutor
 from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
@@ -183,12 +184,7 @@ def _stored_result(wire_json: str) -> ToolResult:
 
 def _reason(exc: BaseException) -> str:
     """The failure class only (an AWS error code or an exception name), never a message, which may hold data."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        response = getattr(cause, "response", None)
-        if isinstance(response, dict) and response.get("Error", {}).get("Code"):
-            return str(response["Error"]["Code"])
-        if not type(cause).__module__.startswith("aws_lambda_powertools") or cause.__cause__ is None:
-            return type(cause).__name__
+    cause = exc
+    while type(cause).__module__.startswith("aws_lambda_powertools") and cause.__cause__ is not None:
         cause = cause.__cause__  # past Powertools' wrapper, to what the store raised
-    return type(exc).__name__
+    return failure_reason(cause)

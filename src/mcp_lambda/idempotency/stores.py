@@ -11,8 +11,7 @@ import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import restore
-from ..aws import AwsBudget
+from ..aws import AwsBudget, BudgetedClient, DeadlineBoundClient
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
@@ -64,39 +63,32 @@ class MemoryIdempotencyStore:
         )
 
 
-class DynamoDBIdempotencyStore:
-    """Powertools' DynamoDB layer on one table shared by every container of the function."""
+class DynamoDBIdempotencyStore(BudgetedClient):
+    """Powertools' DynamoDB layer on one table shared by every container of the function.
+
+    The layer calls the client itself, through a `DeadlineBoundClient`: each call is held to the function's AWS
+    budget and never outlives the request deadline (a failure reaches `ExactlyOnce` wrapped by Powertools).
+    """
+
+    aws_service = "dynamodb"
 
     def __init__(
         self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
     ) -> None:
         self.table_name = table_name
-        self.budget = budget or AwsBudget()
         self.operations: Counter[str] = Counter()
-        self._client: DynamoDBClient | None = None
         self._layers = _Layers()
-        if client is not None:
-            self._use(client)
-        else:
-            restore.on_restore(self.forget_client)
+        # Made on first use: a container that never serves a keyed call never pays for boto3.
+        self._own_client(client, budget)
 
-    @property
-    def client(self) -> DynamoDBClient:
-        # Created on first use: a container that never serves a keyed call never pays for boto3.
-        if self._client is None:
-            # The function's one AWS budget (timeouts, attempts, never an attempt after the request deadline).
-            self._use(self.budget.client("dynamodb"))
-        assert self._client is not None
-        return self._client
+    def _prepared(self, client: Any) -> Any:
+        client.meta.events.register("after-call.dynamodb", self._count)
+        return client
 
     def forget_client(self) -> None:
         """After a SnapStart restore: the next call makes a client (and Powertools layers on it) of its own."""
-        self._client = None
+        super().forget_client()
         self._layers = _Layers()
-
-    def _use(self, client: DynamoDBClient) -> None:
-        client.meta.events.register("after-call.dynamodb", self._count)
-        self._client = client
 
     def _count(self, model: Any, **kwargs: Any) -> None:
         self.operations[model.name] += 1
@@ -121,6 +113,6 @@ class DynamoDBIdempotencyStore:
                 table_name=self.table_name,
                 key_attr=PARTITION_KEY,
                 expiry_attr=EXPIRY_ATTRIBUTE,
-                boto3_client=self.client,
+                boto3_client=DeadlineBoundClient(self.client, self.budget),
             ),
         )

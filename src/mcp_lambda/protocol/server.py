@@ -70,12 +70,13 @@ class McpServer:
         if any(spec.task != "forbidden" for spec in business.tools):
 
             def build_task_methods() -> TaskApi:
-                from ..tasks import LambdaInvoker, build_task_store  # the first task request loads them
+                from ..stores import build_store
+                from ..tasks import LambdaInvoker  # the first task request loads them
                 from .tasks import TaskMethods, TaskSettings
 
                 return TaskMethods(
                     business,
-                    tasks if tasks is not None else build_task_store(settings),
+                    tasks if tasks is not None else build_store("tasks", settings),
                     invoker
                     if invoker is not None
                     else LambdaInvoker(

@@ -3,8 +3,8 @@
 One item per session, keyed by `session_id`; `expires_at` (epoch seconds) is the table's TTL attribute, but TTL
 deletes lazily, so expiry is always checked here. Every read is strongly consistent, so a session minted a
 moment ago on another container, or deleted a moment ago, is seen as such. Reads and writes are counted
-(`reads`, `writes`) for `make bench`. Timeouts and retries come from `AwsBudget` (mcp_lambda/aws.py): a sick
-table answers 503 quickly, and never after the request deadline.
+(`reads`, `writes`) for `make bench`. Every call goes through `DynamoDBTable.call` (mcp_lambda/aws/table.py): a
+sick table answers 503 quickly, and never after the request deadline.
 """
 
 from __future__ import annotations
@@ -14,75 +14,39 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from ..aws import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedClient, failure_reason
+from ..aws.table import ConditionFailed, DynamoDBTable
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.client import DynamoDBClient
-else:
-    DynamoDBClient = Any
-
-# Every failure of the table (an error, no answer in time, no answer before the deadline): answer 503.
-STORE_FAILURES = (ClientError, BotoCoreError, AwsCallTimedOut)
+    from ..aws import AwsBudget
 
 
-class DynamoDBSessionStore(BudgetedClient):
-    aws_service = "dynamodb"
+class DynamoDBSessionStore(DynamoDBTable):
+    store_name = "session store"
+    key_attribute = "session_id"
+    unavailable_error = SessionStoreUnavailable
 
     def __init__(
         self,
         table_name: str,
         ttl_seconds: int = 3600,
         *,
-        client: DynamoDBClient | None = None,
+        client: Any = None,
         retry_after_seconds: int = 1,
         budget: AwsBudget | None = None,
     ) -> None:
-        self.table_name = table_name
+        # The client is made on first use: a container serving only stateless (2026-07-28) requests never pays.
+        super().__init__(table_name, client=client, budget=budget, retry_after_seconds=retry_after_seconds)
         self.ttl_seconds = ttl_seconds
-        self.retry_after_seconds = retry_after_seconds
-        self.reads = 0
-        self.writes = 0
-        # Made on first use: a container serving only stateless (2026-07-28) requests never pays for it.
-        self._own_client(client, budget)
-
-    def reset_counters(self) -> None:
-        self.reads = self.writes = 0
 
     def create(self, session: Session) -> None:
-        self.writes += 1
         try:
-            self.budget.call(
-                self.client.put_item,
-                TableName=self.table_name,
-                Item=_to_item(session),
-                ConditionExpression="attribute_not_exists(session_id)",
-            )
-        except ClientError as exc:
-            if failure_reason(exc) == "ConditionalCheckFailedException":
-                raise SessionIdTaken("session id already exists") from None
-            raise self._unavailable(exc) from None
-        except (BotoCoreError, AwsCallTimedOut) as exc:
-            raise self._unavailable(exc) from None
+            self.put_new(_to_item(session))
+        except ConditionFailed:
+            raise SessionIdTaken("session id already exists") from None
 
     def get(self, session_id: str) -> Session | None:
-        self.reads += 1
-        try:
-            response = self.budget.call(
-                self.client.get_item,
-                TableName=self.table_name,
-                Key={"session_id": {"S": session_id}},
-                ConsistentRead=True,
-            )
-        except STORE_FAILURES as exc:
-            raise self._unavailable(exc) from None
-        item = response.get("Item")
-        if item is None:
-            return None
-        session = _from_item(item)
-        return None if session.is_expired() else session
+        return self.read_live(session_id, _from_item)
 
     def touch(self, session: Session) -> Session:
         now = time.time()
@@ -91,12 +55,10 @@ class DynamoDBSessionStore(BudgetedClient):
         refreshed = session.model_copy(
             update={"last_seen": now, "expires_at": float(math.ceil(now + self.ttl_seconds))}
         )
-        self.writes += 1
         try:
-            self.budget.call(
-                self.client.update_item,
-                TableName=self.table_name,
-                Key={"session_id": {"S": session.session_id}},
+            self.call(
+                "update_item",
+                Key=self.key(session.session_id),
                 UpdateExpression="SET expires_at = :expires_at, last_seen = :last_seen",
                 # Never resurrect a session deleted between our read and this write.
                 ConditionExpression="attribute_exists(session_id)",
@@ -105,52 +67,25 @@ class DynamoDBSessionStore(BudgetedClient):
                     ":last_seen": {"N": repr(now)},
                 },
             )
-        except ClientError as exc:
-            if failure_reason(exc) == "ConditionalCheckFailedException":
-                return session
-            raise self._unavailable(exc) from None
-        except (BotoCoreError, AwsCallTimedOut) as exc:
-            raise self._unavailable(exc) from None
+        except ConditionFailed:
+            return session
         return refreshed
 
     def set_log_level(self, session_id: str, level: str) -> None:
-        self.writes += 1
         try:
-            self.budget.call(
-                self.client.update_item,
-                TableName=self.table_name,
-                Key={"session_id": {"S": session_id}},
+            self.call(
+                "update_item",
+                Key=self.key(session_id),
                 UpdateExpression="SET log_level = :level",
                 ConditionExpression="attribute_exists(session_id)",
                 ExpressionAttributeValues={":level": {"S": level}},
             )
-        except ClientError as exc:
-            if failure_reason(exc) == "ConditionalCheckFailedException":
-                return  # deleted meanwhile: nothing to remember it for
-            raise self._unavailable(exc) from None
-        except (BotoCoreError, AwsCallTimedOut) as exc:
-            raise self._unavailable(exc) from None
+        except ConditionFailed:
+            return  # deleted meanwhile: nothing to remember it for
 
     def delete(self, session_id: str) -> bool:
-        self.writes += 1
-        try:
-            response = self.budget.call(
-                self.client.delete_item,
-                TableName=self.table_name,
-                Key={"session_id": {"S": session_id}},
-                ReturnValues="ALL_OLD",
-            )
-        except STORE_FAILURES as exc:
-            raise self._unavailable(exc) from None
+        response = self.call("delete_item", Key=self.key(session_id), ReturnValues="ALL_OLD")
         return bool(response.get("Attributes"))
-
-    def _unavailable(self, exc: Exception) -> SessionStoreUnavailable:
-        # The message names the failure class only; the caller answers 503 and logs nothing from DynamoDB.
-        reason = failure_reason(exc)
-        retry_after = self.retry_after_seconds if reason in THROTTLE_CODES else self.retry_after_seconds * 2
-        return SessionStoreUnavailable(
-            f"session store unavailable: {reason}", retry_after_seconds=retry_after
-        )
 
 
 def _to_item(session: Session) -> dict[str, Any]:

@@ -3,8 +3,6 @@ DynamoDB implementations, and the asynchronous self-invocation that runs a task'
 
 from __future__ import annotations
 
-from ..aws import AwsBudget
-from ..settings import Settings
 from .base import (
     TERMINAL,
     Task,
@@ -40,20 +38,9 @@ __all__ = [
     "TaskStore",
     "TaskStoreUnavailable",
     "TaskTooLarge",
-    "build_task_store",
     "change",
     "new_task_id",
     "open_task",
     "parse_task_event",
     "task_event",
 ]
-
-
-def build_task_store(settings: Settings) -> TaskStore:
-    """The store the settings select: `memory` (embedded default) or `dynamodb`."""
-    if settings.tasks_store == "dynamodb":
-        from .dynamodb import DynamoDBTaskStore  # imported lazily: boto3 costs cold-start time
-
-        assert settings.tasks_table is not None
-        return DynamoDBTaskStore(settings.tasks_table, budget=AwsBudget.from_settings(settings))
-    return MemoryTaskStore()

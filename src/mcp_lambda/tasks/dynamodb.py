@@ -4,22 +4,18 @@ One item per task, keyed by `task_id`; `expires_at` (creation + ttlMs, epoch sec
 attribute, but TTL deletes lazily, so expiry is always checked here. Reads are strongly consistent (a task
 created a moment ago on another container is found: the extension's durable-create rule) and every write but
 the first is conditional on the version read (`version = :expected`), so a concurrent cancel is never lost.
+Every call goes through `DynamoDBTable.call` (mcp_lambda/aws/table.py): held to the AWS budget and the request
+deadline, a sick table answers 503 with Retry-After.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from ..aws import THROTTLE_CODES, AwsBudget, BudgetedClient, failure_reason
+from ..aws import failure_reason
+from ..aws.table import ConditionFailed, DynamoDBTable
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
-
-if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.client import DynamoDBClient
-else:
-    DynamoDBClient = Any
 
 TEXT_FIELDS = ("business", "tool", "status")
 OPTIONAL_TEXT_FIELDS = ("principal", "status_message")
@@ -29,70 +25,37 @@ JSON_FIELDS = ("arguments", "client_capabilities", "pending", "answers")
 OPTIONAL_JSON_FIELDS = ("result", "error", "state")
 
 
-class DynamoDBTaskStore(BudgetedClient):
-    aws_service = "dynamodb"
-
-    def __init__(
-        self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
-    ) -> None:
-        self.table_name = table_name
-        self.reads = 0
-        self.writes = 0
-        self._own_client(client, budget)  # made on first use: a container that never serves a task never pays
+class DynamoDBTaskStore(DynamoDBTable):
+    store_name = "task store"
+    key_attribute = "task_id"
+    unavailable_error = TaskStoreUnavailable
 
     def create(self, task: Task) -> None:
-        self.writes += 1
         try:
-            self.client.put_item(
-                TableName=self.table_name,
-                Item=to_item(task),
-                ConditionExpression="attribute_not_exists(task_id)",
-            )
-        except ClientError as exc:
-            if failure_reason(exc) == "ConditionalCheckFailedException":
-                raise TaskIdTaken("task id already exists") from None
-            raise self._failure(exc) from None
-        except BotoCoreError as exc:
-            raise self._failure(exc) from None
+            self.put_new(to_item(task))
+        except ConditionFailed:
+            raise TaskIdTaken("task id already exists") from None
 
     def get(self, task_id: str) -> Task | None:
-        self.reads += 1
-        try:
-            response = self.client.get_item(
-                TableName=self.table_name, Key={"task_id": {"S": task_id}}, ConsistentRead=True
-            )
-        except (ClientError, BotoCoreError) as exc:
-            raise self._failure(exc) from None
-        item = response.get("Item")
-        if item is None:
-            return None
-        task = from_item(item)
-        return None if task.is_expired() else task
+        return self.read_live(task_id, from_item)
 
     def replace(self, task: Task, expected_version: int) -> bool:
-        self.writes += 1
         try:
-            self.client.put_item(
-                TableName=self.table_name,
+            self.call(
+                "put_item",
                 Item=to_item(task),
                 ConditionExpression="version = :expected",
                 ExpressionAttributeValues={":expected": {"N": str(expected_version)}},
             )
-        except ClientError as exc:
-            if failure_reason(exc) == "ConditionalCheckFailedException":
-                return False
-            raise self._failure(exc) from None
-        except BotoCoreError as exc:
-            raise self._failure(exc) from None
+        except ConditionFailed:
+            return False
         return True
 
-    def _failure(self, exc: Exception) -> Exception:
-        # The message names the failure class only; nothing from the item or the request is repeated.
-        reason = failure_reason(exc)
-        if reason == "ValidationException" and "size" in str(exc).lower():
+    def failure(self, exc: BaseException, operation: str) -> Exception:
+        """A record over DynamoDB's item size limit is `TaskTooLarge`; any other failure is unavailable."""
+        if failure_reason(exc) == "ValidationException" and "size" in str(exc).lower():
             return TaskTooLarge("the task record exceeds the DynamoDB item size limit")
-        retry_after = 1 if reason in THROTTLE_CODES else 2
-        return TaskStoreUnavailable(f"task store unavailable: {reason}", retry_after_seconds=retry_after)
+        return super().failure(exc, operation)
 
 
 def _json(value: Any) -> dict[str, str]:

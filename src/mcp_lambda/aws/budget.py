@@ -1,4 +1,4 @@
-"""One place for every AWS client's timeouts and retry budget: sessions, secrets, idempotency, tasks.
+"""One place for every AWS client's timeouts and retry budget: sessions, secrets, idempotency, tasks, invoker.
 
 Per attempt `AWS_CONNECT_TIMEOUT_MS` + `AWS_READ_TIMEOUT_MS`, `AWS_MAX_ATTEMPTS` attempts in all (botocore's
 standard retry mode, backoff with jitter). The whole budget is held to half the request's (`REQUEST_DEADLINE_MS`
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from . import deadlines, restore
-from .errors import McpLambdaError
-from .settings import Settings
-from .workers import call_within
+from .. import deadlines, restore
+from ..errors import McpLambdaError
+from ..settings import Settings
+from ..workers import call_within
 
 if TYPE_CHECKING:
     from botocore.config import Config
@@ -109,14 +109,18 @@ class BudgetedClient:
 
     def _own_client(self, client: Any, budget: AwsBudget | None) -> None:
         self.budget = budget or AwsBudget()
-        self._client = client
+        self._client = None if client is None else self._prepared(client)
         if client is None:
             restore.on_restore(self.forget_client)
+
+    def _prepared(self, client: Any) -> Any:
+        """Hook: what to do to each client before its first use (given or made); returns it."""
+        return client
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = self.budget.client(self.aws_service)
+            self._client = self._prepared(self.budget.client(self.aws_service))
         return self._client
 
     def forget_client(self) -> None:

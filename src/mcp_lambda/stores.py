@@ -1,0 +1,113 @@
+"""One selector for the state stores: `build_store(kind, settings)`, the store the settings name for `kind`.
+
+Each kind reads two settings, unchanged: its backend (`SESSION_STORE`, `IDEMPOTENCY_STORE`, `TASKS_STORE`:
+`memory`, the embedded default of one process, or `dynamodb`) and its table (`SESSIONS_TABLE`,
+`IDEMPOTENCY_TABLE`, `TASKS_TABLE`). A DynamoDB store takes the function's one `AwsBudget`. Implementations are
+imported when built: boto3 (and the tasks package) cost cold-start time a container may never need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from .aws import AwsBudget
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .idempotency import IdempotencyStore
+    from .sessions import SessionStore
+    from .tasks import TaskStore
+
+StoreKind = Literal["sessions", "idempotency", "tasks"]
+
+
+@dataclass(frozen=True)
+class StoreChoice:
+    """How one kind of store is chosen and built.
+
+    Args:
+        backend_setting: The settings field naming the backend (`memory` or `dynamodb`).
+        table_setting: The settings field naming the DynamoDB table (validated present by the settings).
+        memory: Builds the embedded store from the settings.
+        dynamodb: Builds the DynamoDB store from the settings, the table name and the AWS budget.
+    """
+
+    backend_setting: str
+    table_setting: str
+    memory: Callable[[Settings], Any]
+    dynamodb: Callable[[Settings, str, AwsBudget], Any]
+
+    def build(self, settings: Settings) -> Any:
+        if getattr(settings, self.backend_setting) != "dynamodb":
+            return self.memory(settings)
+        table = getattr(settings, self.table_setting)
+        assert table is not None  # Settings refuses `dynamodb` without a table
+        return self.dynamodb(settings, table, AwsBudget.from_settings(settings))
+
+
+def _memory_sessions(settings: Settings) -> Any:
+    from .sessions import MemorySessionStore
+
+    return MemorySessionStore(ttl_seconds=settings.session_ttl_seconds)
+
+
+def _dynamodb_sessions(settings: Settings, table: str, budget: AwsBudget) -> Any:
+    from .sessions.dynamodb import DynamoDBSessionStore
+
+    return DynamoDBSessionStore(table, ttl_seconds=settings.session_ttl_seconds, budget=budget)
+
+
+def _memory_idempotency(settings: Settings) -> Any:
+    from .idempotency import MemoryIdempotencyStore
+
+    return MemoryIdempotencyStore()
+
+
+def _dynamodb_idempotency(settings: Settings, table: str, budget: AwsBudget) -> Any:
+    from .idempotency import DynamoDBIdempotencyStore
+
+    return DynamoDBIdempotencyStore(table, budget=budget)
+
+
+def _memory_tasks(settings: Settings) -> Any:
+    from .tasks import MemoryTaskStore
+
+    return MemoryTaskStore()
+
+
+def _dynamodb_tasks(settings: Settings, table: str, budget: AwsBudget) -> Any:
+    from .tasks.dynamodb import DynamoDBTaskStore
+
+    return DynamoDBTaskStore(table, budget=budget)
+
+
+STORES: dict[str, StoreChoice] = {
+    "sessions": StoreChoice("session_store", "sessions_table", _memory_sessions, _dynamodb_sessions),
+    "idempotency": StoreChoice(
+        "idempotency_store", "idempotency_table", _memory_idempotency, _dynamodb_idempotency
+    ),
+    "tasks": StoreChoice("tasks_store", "tasks_table", _memory_tasks, _dynamodb_tasks),
+}
+
+
+@overload
+def build_store(kind: Literal["sessions"], settings: Settings) -> SessionStore: ...
+@overload
+def build_store(kind: Literal["idempotency"], settings: Settings) -> IdempotencyStore: ...
+@overload
+def build_store(kind: Literal["tasks"], settings: Settings) -> TaskStore: ...
+
+
+def build_store(kind: StoreKind, settings: Settings) -> Any:
+    """The store of `kind` that the settings select.
+
+    Args:
+        kind: `sessions` (legacy-era sessions), `idempotency` (exactly-once records) or `tasks`.
+        settings: The function's settings.
+
+    Returns:
+        The memory or DynamoDB store.
+    """
+    return STORES[kind].build(settings)
