@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler, modern_headers, modern_request
+from tests.support.lambda_client import (
+    LambdaClient,
+    LegacyClient,
+    build_handler,
+    modern_headers,
+    modern_request,
+)
 
 from businesses.demo import BUSINESS
 from mcp_lambda.settings import Settings
