@@ -1,5 +1,6 @@
-"""The simulator page's verdict panel (static/views.js), drawn by node over a minimal DOM from real reports: an
-error result reads as what it is, never as VALID (issue #21, item 6). Skipped where node is not installed."""
+"""The simulator page's scripts run by node over a minimal DOM (issue #21, item 6): the verdict panel
+(static/views.js) drawn from real reports reads an error result as what it is, never as VALID; the argument form
+(static/forms.js) offers an ordered array as positions, a set as checkboxes. Skipped where node is not installed."""
 
 from __future__ import annotations
 
@@ -18,34 +19,52 @@ from mcp_lambda_dev.simulator.logs import LogCapture
 from mcp_lambda_dev.simulator.report import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]
-VIEWS = ROOT / "dev" / "mcp_lambda_dev" / "simulator" / "static" / "views.js"
+STATIC = ROOT / "dev" / "mcp_lambda_dev" / "simulator" / "static"
 NODE = shutil.which("node")
-# Just enough DOM for dom.js: elements with attributes and children, and their text.
-DRAW = """
+# Just enough DOM for dom.js: elements with attributes, children, a value, and their text.
+FAKE_DOM = """
 class Node {
-  constructor(tag) { this.tag = tag; this.children = []; this.attributes = {}; this.className = ""; }
+  constructor(tag) { this.tag = tag; this.children = []; this.attributes = {}; this.className = ""; this.value = ""; }
   append(child) { this.children.push(child); }
   setAttribute(name, value) { this.attributes[name] = value; }
   addEventListener() {}
+  querySelectorAll() { return []; }
   set textContent(value) { this.children = [String(value)]; }
   get text() { return this.children.map((c) => (typeof c === "string" ? c : c.text)).join(""); }
+  all(tag) { return [this, ...this.children.filter((c) => c instanceof Node).flatMap((c) => c.all(tag))].filter((n) => n.tag === tag); }
 }
 globalThis.Node = Node;
 globalThis.document = { createElement: (tag) => new Node(tag) };
+const input = JSON.parse(process.argv[2]);
+"""
+DRAW = """
 const { verdictView } = await import(process.argv[1]);
-const report = JSON.parse(process.argv[2]);
-const drawn = [verdictView(report)].flat(Infinity).filter(Boolean);
+const drawn = [verdictView(input)].flat(Infinity).filter(Boolean);
 console.log(JSON.stringify(drawn.map((n) => ({ class: n.className, outcome: n.attributes["data-outcome"] ?? null, text: n.text }))));
+"""
+# The form of a tool's inputSchema: each field's control, and what it reads after picking `picks` in order.
+FILL = """
+const { SchemaForm } = await import(process.argv[1]);
+const form = new SchemaForm(input.schema, "arguments");
+const selects = form.fields.get(input.field).row.all("select");
+input.picks.forEach((pick, index) => { selects[index].value = JSON.stringify(pick); });
+const control = form.fields.get(input.field).control;
+console.log(JSON.stringify({ control: control.tag, checkboxes: control.all("input").length, positions: selects.length, read: form.read().values[input.field] ?? null }));
 """
 
 
-def draw(report: dict[str, Any]) -> list[dict[str, Any]]:
+def run(script: str, module: str, value: Any) -> Any:
+    """Run `script` with the static `module` and `value` (as `input`) over the fake DOM; its JSON output."""
     assert NODE is not None
     done = subprocess.run(
-        [NODE, "--input-type=module", "-e", DRAW, VIEWS.as_uri(), json.dumps(report)],
+        [NODE, "--input-type=module", "-e", FAKE_DOM + script, (STATIC / module).as_uri(), json.dumps(value)],
         capture_output=True, text=True, check=True, timeout=30,
     )  # fmt: skip
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return json.loads(done.stdout)
+
+
+def draw(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return run(DRAW, "views.js", report)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +117,27 @@ def test_an_error_result_is_shown_as_what_it_is_never_valid(
     assert headline in drawn[0]["text"] and "VALID" not in text.replace("INVALID", "")
     assert f"code{code}" in text and f"family{code[:3]}xx" in text and "suggested_action" in text
     assert "Manifest check: the error object honours the manifest." in text
+
+
+def _schema(tool: str) -> dict[str, Any]:
+    from businesses.demo import BUSINESS
+
+    spec = BUSINESS.tool(tool)
+    assert spec is not None
+    return spec.input_schema
+
+
+def test_an_ordered_array_of_choices_is_picked_position_by_position() -> None:
+    # `stops` is "in visiting order" and not uniqueItems: order matters, a place may come back.
+    picks = ["sanlitun", "guomao", "sanlitun"]
+    shown = run(FILL, "forms.js", {"schema": _schema("export_trip_plan"), "field": "stops", "picks": picks})
+
+    assert shown["control"] == "ol" and shown["checkboxes"] == 0 and shown["positions"] == 6  # maxItems
+    assert shown["read"] == picks
+
+
+def test_a_set_of_choices_stays_checkboxes() -> None:
+    schema = _schema("search_routes_for_reference")  # travel_modes: uniqueItems
+    shown = run(FILL, "forms.js", {"schema": schema, "field": "travel_modes", "picks": []})
+
+    assert shown["control"] == "div" and shown["checkboxes"] == 3 and shown["positions"] == 0
