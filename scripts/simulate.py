@@ -28,6 +28,7 @@ from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.tools import ToolResult
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
+from mcp_lambda_dev.verdicts import verdict_of
 
 MODERN = "2026-07-28"
 
@@ -102,21 +103,6 @@ def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
         logger.setLevel(shown)
         for handler, level in printing:
             handler.setLevel(level)
-
-
-def verdict_of(reply: dict[str, Any], violations: list[str], log: list[dict[str, Any]]) -> str:
-    """valid | invalid | not_run (failed before the tool ran) | failed (the tool ran and failed)."""
-    finished = [
-        line for line in log if line.get("event") in ("mcp_tool_call_finished", "mcp_tool_call_failed")
-    ]
-    outcome = finished[-1].get("outcome") if finished else None
-    if "error" in reply or outcome == "invalid_arguments":
-        return "not_run"
-    if violations:
-        return "invalid"
-    if outcome == "system_error":
-        return "failed"
-    return "valid"
 
 
 def call_through_handler(
@@ -204,7 +190,7 @@ def evaluate(
         violations = bound.check(tool, received)
     report = {
         "tool_result": tool_result,
-        "verdict": verdict_of(reply, violations, log),
+        "verdict": verdict_of(tool_result, violations, log, rpc_error="error" in reply),
         "valid": not violations,
         "violations": violations,
         # What a person must see to fix a failed call (e.g. which secret is missing and where it was looked for).
@@ -300,6 +286,11 @@ def _verdict_lines(report: dict[str, Any], detail: dict[str, Any]) -> list[str]:
         why = f"code {structured.get('code')}: {structured.get('message')}"
     if verdict == "not_run":
         return [f"Verdict: NOT RUN - the call failed before the tool ran ({why})\n"]
+    if verdict == "error_result":
+        advice = (
+            f"retryable {structured.get('retryable')}, suggested_action {structured.get('suggested_action')}"
+        )
+        return [f"Verdict: ERROR RESULT - the tool ran and answered an error ({why}; {advice})\n"]
     return [f"Verdict: FAILED - the tool ran and failed ({why}); see the server log below\n"]
 
 

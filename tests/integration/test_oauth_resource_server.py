@@ -2,7 +2,8 @@
 discovery document and JWKS over HTTP, and every token below was signed (or forged) for real.
 
 A valid token is served; every invalid one gets 401 with the `invalid_token` challenge naming the Protected
-Resource Metadata; a missing scope gets 403 with the `insufficient_scope` step-up; and state one caller holds
+Resource Metadata (a request offering no bearer token gets the challenge without an error code, RFC 6750 §3.1);
+a missing scope gets 403 with the `insufficient_scope` step-up; and state one caller holds
 (its session, its requestState, its subscriptions) is refused to another.
 """
 
@@ -65,12 +66,18 @@ def challenge_params(value: str) -> dict[str, str]:
     return dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', value))
 
 
-def assert_refused(reply: Any, reason: str, token: str | None = None, *, has_id: bool = True) -> None:
+def assert_refused(
+    reply: Any, reason: str, token: str | None = None, *, has_id: bool = True, offered: bool = True
+) -> None:
+    """401 naming the reason; the challenge's error code only when the request `offered` a bearer token."""
     assert reply.status == 401, reply.raw
     params = challenge_params(reply.headers["www-authenticate"])
-    assert params["error"] == "invalid_token"
     assert params["resource_metadata"] == METADATA
-    assert reason in params["error_description"]
+    if offered:
+        assert params["error"] == "invalid_token"
+        assert reason in params["error_description"]
+    else:  # RFC 6750 §3.1: no authentication information, no error code or other error information
+        assert set(params) == {"resource_metadata"}, params
     error = reply.error
     assert error["code"] == -32011 and reason in error["message"]
     # The refused request's own id is echoed (a POST of these tests always has an integer id; a DELETE none).
@@ -128,14 +135,25 @@ def test_a_token_without_aud_is_checked_by_client_id_as_api_gateway_does(oauth_i
 # --- invalid tokens: 401 with the challenge ---------------------------------------------------------------
 
 
-def test_no_token_gets_401_with_the_challenge(client: LambdaClient) -> None:
-    assert_refused(modern(client, None).request("tools/list"), "no access token")
-    assert_refused(client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}), "no access token")
-    assert_refused(client.send("DELETE", headers={"mcp-session-id": "x"}), "no access token", has_id=False)
+def test_no_token_gets_401_with_the_challenge_and_no_error_code(client: LambdaClient) -> None:
+    reason = "no access token"
+    assert_refused(modern(client, None).request("tools/list"), reason, offered=False)
+    assert_refused(client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}), reason, offered=False)
+    deleted = client.send("DELETE", headers={"mcp-session-id": "x"})
+    assert_refused(deleted, reason, has_id=False, offered=False)
 
 
-def test_another_scheme_gets_401(client: LambdaClient) -> None:
-    reply = client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"authorization": "Basic YTpi"})
+@pytest.mark.parametrize("authorization", ["Basic YTpi", "Digest username=a", "   "])
+def test_another_scheme_gets_401_with_no_error_code(client: LambdaClient, authorization: str) -> None:
+    reply = client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"authorization": authorization})
+    assert_refused(reply, "Bearer", offered=False)
+
+
+@pytest.mark.parametrize("authorization", ["Bearer", "Bearer a b", "bearer {not-b64}", "BEARER \x01"])
+def test_a_malformed_bearer_token_keeps_the_invalid_token_code(
+    client: LambdaClient, authorization: str
+) -> None:
+    reply = client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"authorization": authorization})
     assert_refused(reply, "does not carry a Bearer token")
 
 

@@ -221,3 +221,46 @@ def test_conformance_input_required_tool_runs_to_completion(browser: Any, screen
         assert second["params"]["requestState"]
         conformance.expect(page.locator("#logs")).to_contain_text('"outcome":"success"')
         conformance.close()
+
+
+def test_a_business_error_reads_as_an_error_result_never_valid(demo_page: Page) -> None:
+    page = demo_page.page
+    demo_page.expect(page.locator("#results")).to_be_hidden()  # no empty panels before the first call
+    demo_page.pick("subscribe_product")
+    page.get_by_label("product_id").fill("p-9999")
+    page.get_by_label("alert").select_option(label=re.compile(r"^restock"))
+    demo_page.call("subscribe_product")
+    demo_page.shot("business-error")
+
+    verdict = page.locator("#verdict")
+    demo_page.expect(verdict.locator("[data-outcome]").first).to_have_attribute(
+        "data-outcome", "error_result"
+    )
+    demo_page.expect(verdict).to_contain_text("ERROR RESULT")
+    demo_page.expect(verdict.locator(".error-fields")).to_contain_text("40401")
+    demo_page.expect(verdict.locator(".verdict.valid")).to_have_count(0)
+
+
+def test_a_task_client_follows_the_task_to_its_result(browser: Any, screenshots: Path) -> None:
+    tool = "slow_compute"
+    with running_server("conformance", POWERTOOLS_LOG_LEVEL="INFO") as url:
+        conformance = Page(browser, url.removesuffix("mcp"), screenshots)
+        page = conformance.page
+        page.get_by_label("tasks (extension)").check()
+        page.get_by_role("button", name="Reconnect").click()
+        conformance.expect(page.locator("#status")).to_contain_text("Connected at 2026-07-28")
+        conformance.pick(tool)
+        page.get_by_label("seconds").fill("0")
+        conformance.call(tool)
+        conformance.shot("task-complete")
+
+        methods = [
+            json.loads(node.text_content() or "")["method"] for node in page.locator("#raw .request").all()
+        ]
+        assert methods[0] == "tools/call" and "tasks/get" in methods[1:]
+        first = json.loads(page.locator("#raw .request").first.text_content() or "")
+        assert first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"] == {
+            "io.modelcontextprotocol/tasks": {}
+        }
+        conformance.expect(page.locator("#model-view")).to_contain_text("Computed")
+        conformance.close()

@@ -71,12 +71,10 @@ def _ok(reply: Any) -> None:
 @given(header=authorization, context=st.one_of(st.none(), claims, json_values))
 def test_any_authorizer_context_gets_a_precise_answer(header: str, context: Any) -> None:
     authorizer = {"jwt": {"claims": context, "scopes": None}} if isinstance(context, dict) else context
-    clean = header if header.isprintable() else "Bearer x"
-    _ok(GATEWAY.post(PING, {"authorization": clean}, authorizer=authorizer))
+    _ok(GATEWAY.post(PING, {"authorization": header}, authorizer=authorizer))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(header=authorization)
 def test_any_authorization_header_gets_a_precise_answer(header: str) -> None:
-    clean = header if header.isprintable() else "Bearer x"
-    _ok(JWT.post(PING, {"authorization": clean}))
+    _ok(JWT.post(PING, {"authorization": header}))

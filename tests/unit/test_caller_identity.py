@@ -161,12 +161,14 @@ def _call(
 
 
 def test_apigateway_mode_refuses_a_request_the_authorizer_did_not_vouch_for(gateway: LambdaClient) -> None:
-    reply = _call(gateway, "hello", None)
-    assert reply.status == 401
-    challenge = reply.headers["www-authenticate"]
-    assert 'resource_metadata="https://localhost/.well-known/oauth-protected-resource/mcp"' in challenge
-    assert 'error="invalid_token"' in challenge
-    assert reply.error["code"] == -32011
+    # With a bearer token: the token failed, so `invalid_token`; with none, no error code (RFC 6750 §3.1).
+    for token, code in [("the.caller.token", 'error="invalid_token"'), (None, None)]:
+        reply = _call(gateway, "hello", None, token=token)
+        assert reply.status == 401
+        challenge = reply.headers["www-authenticate"]
+        assert 'resource_metadata="https://localhost/.well-known/oauth-protected-resource/mcp"' in challenge
+        assert (code in challenge) if code else ("error" not in challenge), challenge
+        assert reply.error["code"] == -32011
 
 
 def test_apigateway_mode_serves_the_authorizers_caller_and_its_token(gateway: LambdaClient) -> None:

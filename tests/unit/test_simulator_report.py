@@ -155,3 +155,58 @@ def test_a_business_without_a_manifest_is_reported_unchecked() -> None:
     report = simulation.report("test_simple_text", {"content": [{"type": "text", "text": "hi"}]})
     assert report["verdict"]["checked"] is False and report["model_view"] is None
     assert report["manifest"] is None and report["business"] == "conformance"
+
+
+# --- an error result is shown as what it is, as `make simulate` says it (issue #21, item 6) --------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "outcome", "advice"),
+    [
+        ({"product_id": "p-9999", "alert": "restock"}, 40401, "error_result", (False, "ask_user")),
+        ({"product_id": 5}, 40000, "not_run", (False, "fix_arguments")),
+    ],
+)
+def test_an_error_result_is_not_valid_but_what_make_simulate_calls_it(
+    demo: Simulation, arguments: dict[str, Any], code: int, outcome: str, advice: tuple[bool, str]
+) -> None:
+    from businesses.demo import BUSINESS
+
+    capture = LogCapture.attach(BUSINESS.name)
+    client = ModernClient(LambdaClient(build_handler(BUSINESS, Settings(business="demo"))))
+    try:
+        reply = client.call_tool("subscribe_product", arguments).body
+        report = demo.report("subscribe_product", reply["result"], capture.lines_of([reply["id"]]))
+    finally:
+        capture.detach(BUSINESS.name)
+    simulated = simulate_json("subscribe_product", arguments)
+
+    assert report["outcome"] == simulated["verdict"] == outcome
+    assert report["error"]["code"] == code and report["error"]["family"] == f"{code // 100}xx"
+    assert (report["error"]["retryable"], report["error"]["suggested_action"]) == advice
+    assert report["verdict"]["valid"] is True  # the error object itself honours the manifest
+
+
+def test_without_log_lines_the_error_code_decides(demo: Simulation) -> None:
+    def error(code: int) -> dict[str, Any]:
+        text = [{"type": "text", "text": "x"}]
+        return {"content": text, "structuredContent": {"code": code, "message": "x"}, "isError": True}
+
+    outcomes = {
+        code: demo.report("subscribe_product", error(code))["outcome"] for code in (40401, 40000, 50000)
+    }
+    assert outcomes == {40401: "error_result", 40000: "not_run", 50000: "failed"}
+
+
+def simulate_json(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """`make simulate FORMAT=json` for one call, as a person runs it."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--business", "demo", "--tool", tool,
+         "--args", json.dumps(arguments), "--format", "json"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    return json.loads(done.stdout)  # type: ignore[no-any-return]

@@ -25,6 +25,7 @@ from mcp_lambda_dev.projection import (
     narrowed_entities,
     project_fields,
 )
+from mcp_lambda_dev.verdicts import error_summary, verdict_of
 
 
 class BadRequest(RequestRefused, ValueError):
@@ -60,7 +61,8 @@ class Simulation:
         server_lines: Sequence[Mapping[str, Any]] = (),
         selections: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
-        """The verdict, model view, card candidates and modifiable lists of `result` (as received from /mcp).
+        """The outcome, verdict, model view, card candidates and modifiable lists of `result` (as received from
+        /mcp); an error result's code, family, retryable and suggested action as `error`.
 
         `server_lines` are the call's log lines: when the server rewrote a violating result into error 50010,
         its `mcp_tool_call_failed` line holds the violations. `selections` play the model's narrowing:
@@ -70,6 +72,8 @@ class Simulation:
         if self.bound is None:
             return {
                 **self.describe(),
+                "outcome": verdict_of(wire, [], server_lines),
+                "error": error_summary(wire),
                 "verdict": {"checked": False, "valid": None, "violations": []},
                 "model_view": None,
             }
@@ -91,11 +95,15 @@ class Simulation:
             listed["kept"] = (
                 sorted(set(chosen)) if chosen is not None else [i["index"] for i in listed["items"]]
             )
+        verdict = self._verdict(tool, wire, server_lines)
         return {
             **self.describe(),
             "output_kind": manifest.tools[tool].output.kind,
             "is_error": wire.get("isError") is True,
-            "verdict": self._verdict(tool, wire, server_lines),
+            # As `make simulate` says it (mcp_lambda_dev.verdicts); `verdict` is the manifest check beside it.
+            "outcome": verdict_of(wire, verdict["violations"], server_lines),
+            "error": error_summary(wire),
+            "verdict": verdict,
             "model_view": model_view(manifest, tool, wire),
             "entities": self._entity_views(wire),
             "cards": cards,

@@ -5,7 +5,9 @@
   without them is refused (a route left without the authorizer must not serve anonymous callers).
 - `jwt`: this function validates the bearer JWT itself (`tokens.JwtVerifier`).
 
-In both protecting modes a refusal is a 401 whose `WWW-Authenticate` names the Protected Resource Metadata URL.
+In both protecting modes a refusal is a 401 whose `WWW-Authenticate` names the Protected Resource Metadata URL;
+it carries `error="invalid_token"` only when the request offered a bearer token (RFC 6750 §3.1: a request with no
+authentication information, or another scheme, gets no error code).
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ class Authenticator:
                 assert self.verifier is not None
                 caller = self.verifier.verify(token, self.settings.auth_audience or (resource,))
         except AuthFailure as failure:
-            failure.headers = _refusal_headers(failure, protected)
+            failure.headers = _refusal_headers(failure, protected, offers_bearer(authorization))
             raise
         return RequestAuth(self._named(caller), token, protected, self.scope_prefix)
 
@@ -144,8 +146,18 @@ def _missing_token_reason(authorization: str | None) -> str:
     return "the Authorization header does not carry a Bearer token"
 
 
-def _refusal_headers(failure: AuthFailure, resource_metadata: str) -> dict[str, str]:
+def offers_bearer(authorization: str | None) -> bool:
+    """Whether an Authorization header uses the Bearer scheme (whatever its token is worth)."""
+    words = (authorization or "").split(None, 1)
+    return bool(words) and words[0].lower() == "bearer"
+
+
+def _refusal_headers(failure: AuthFailure, resource_metadata: str, offered: bool) -> dict[str, str]:
     if failure.status == 503:
         return {"retry-after": str(failure.retry_after_seconds or 5)}
+    if (
+        not offered
+    ):  # RFC 6750 §3.1: no authentication information, so no error code: only where to get a token
+        return {"www-authenticate": bearer_challenge(None, resource_metadata)}
     challenge = bearer_challenge("invalid_token", resource_metadata, description=failure.reason)
     return {"www-authenticate": challenge}

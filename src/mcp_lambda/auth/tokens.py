@@ -1,10 +1,13 @@
-"""Bearer JWT validation (AUTH_MODE=jwt) with PyJWT: the issuer's keys from its JWKS (`PyJWKClient`, cached per
-container), RS256/ES256 only, `iss`, `aud`, `exp`/`nbf` with a small leeway. PyJWT, cryptography and urllib3 are
-imported only in this mode, so the other modes pay nothing for them at cold start."""
+"""Bearer JWT validation (AUTH_MODE=jwt) with PyJWT: the issuer's keys from its JWKS (`jwks.IssuerKeyClient`,
+cached per container), RS256/ES256 only, `iss`, `aud`, `exp`/`nbf` with a small leeway. PyJWT, cryptography and
+urllib3 are imported only in this mode, so the other modes pay nothing for them at cold start.
+
+Every failure of the issuer (its metadata or its JWKS unreachable, slow, too large, not JSON, of the wrong shape,
+without a usable key) is a 503 with Retry-After; after one, the issuer is asked again `ISSUER_RETRY_SECONDS` later
+(the same Retry-After), so the container recovers on its own when the issuer does."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -13,19 +16,21 @@ from urllib.parse import urlsplit
 
 from ..caller import Caller, scopes_of
 from .errors import AuthFailure, unavailable
+from .issuer import FETCH_TIMEOUT_SECONDS, fetch_json
 
 if TYPE_CHECKING:
     import urllib3
-    from jwt import PyJWK, PyJWKClient
+    from jwt import PyJWK
+
+    from .jwks import IssuerKeyClient
 
 # Asymmetric only: an HMAC algorithm would let anyone holding the public key mint tokens, and "none" signs nothing.
 ALGORITHMS = ("RS256", "ES256")
 LEEWAY_SECONDS = 30
-FETCH_TIMEOUT_SECONDS = 3.0
 JWKS_CACHE_SECONDS = 300
 # An unknown `kid` refetches the JWKS at most this often (a rotated-in key is found; junk kids cannot hammer it).
 UNKNOWN_KID_COOLDOWN_SECONDS = 10
-DISCOVERY_RETRY_SECONDS = 5.0
+ISSUER_RETRY_SECONDS = 5  # as the Retry-After that errors.unavailable() sends
 MAX_CLAIM_TEXT = 512
 
 
@@ -46,11 +51,11 @@ class JwtVerifier:
 
         self._http = http or urllib3.PoolManager(
             timeout=urllib3.Timeout(connect=FETCH_TIMEOUT_SECONDS, read=FETCH_TIMEOUT_SECONDS),
-            retries=urllib3.Retry(total=1, backoff_factor=0.2, redirect=0),
+            retries=urllib3.Retry(total=1, read=0, backoff_factor=0.2, redirect=0),  # a slow issuer: once
         )
-        self._client: PyJWKClient | None = None
+        self._client: IssuerKeyClient | None = None
         self._lock = threading.Lock()
-        self._discovery_failed_at = 0.0
+        self._discovery_failed_at = -float("inf")
 
     def verify(self, token: str, audiences: Sequence[str]) -> Caller:
         """The caller a valid token names; AuthFailure saying why it is not valid."""
@@ -107,46 +112,40 @@ class JwtVerifier:
             if isinstance(kid, str) and kid:
                 return client.get_signing_key(kid)
             keys = client.get_signing_keys()
-        except jwt.PyJWKClientConnectionError:
-            raise unavailable("the issuer's signing keys are unavailable; retry later") from None
         except jwt.PyJWKClientError:
+            # The key set itself is usable (IssuerKeyClient checked it): the token names a key not in it.
             raise AuthFailure("the access token is signed by a key the issuer does not publish") from None
         if len(keys) != 1:  # without a `kid` only a single published key is unambiguous
             raise AuthFailure("the access token names no signing key (kid)")
         return keys[0]
 
-    def _jwks_client(self) -> PyJWKClient:
+    def _jwks_client(self) -> IssuerKeyClient:
         if self._client is not None:
             return self._client
         with self._lock:
             if self._client is None:
-                from jwt import PyJWKClient
+                from .jwks import IssuerKeyClient
 
                 uri = self._jwks_url or self._discover_jwks_url()
-                self._client = PyJWKClient(
+                self._client = IssuerKeyClient(
                     uri,
+                    self._http,
                     lifespan=JWKS_CACHE_SECONDS,
-                    timeout=FETCH_TIMEOUT_SECONDS,
                     cooldown_duration=UNKNOWN_KID_COOLDOWN_SECONDS,
+                    retry_seconds=ISSUER_RETRY_SECONDS,
                 )
         return self._client
 
     def _discover_jwks_url(self) -> str:
         """`jwks_uri` from the issuer's OpenID configuration, else its RFC 8414 authorization server metadata."""
-        import urllib3
-
-        if time.monotonic() - self._discovery_failed_at < DISCOVERY_RETRY_SECONDS:
-            raise unavailable("the issuer's metadata is unavailable; retry later")
+        if time.monotonic() - self._discovery_failed_at < ISSUER_RETRY_SECONDS:
+            raise unavailable("the issuer's metadata could not be fetched moments ago; retry later")
+        failure = unavailable("the issuer's metadata names no JWKS (jwks_uri) for this issuer; retry later")
         for url in discovery_urls(self.issuer):
             try:
-                response = self._http.request("GET", url, headers={"accept": "application/json"})
-            except urllib3.exceptions.HTTPError:
-                continue
-            if response.status != 200:
-                continue
-            try:
-                document = json.loads(response.data)
-            except ValueError:
+                document = fetch_json(self._http, url, "the issuer's metadata")
+            except AuthFailure as exc:
+                failure = exc
                 continue
             # OIDC Discovery §4.3 / RFC 8414 §3.3: the document must name the issuer it was fetched for.
             if isinstance(document, dict) and document.get("issuer") == self.issuer:
@@ -154,7 +153,7 @@ class JwtVerifier:
                 if isinstance(jwks_uri, str) and urlsplit(jwks_uri).scheme in ("http", "https"):
                     return jwks_uri
         self._discovery_failed_at = time.monotonic()
-        raise unavailable("the issuer's metadata is unavailable; retry later")
+        raise failure
 
 
 def discovery_urls(issuer: str) -> list[str]:

@@ -58,7 +58,8 @@ class RequestStateCodec:
     ) -> dict[str, Any]:
         """The state, or -32602 when it is malformed, tampered with, expired, meant for another call or issued to
         another caller."""
-        if not isinstance(token, str) or token.count(".") != 1:
+        # Every token this codec issues is base64url ASCII: anything else (a lone surrogate, a NUL) is not ours.
+        if not isinstance(token, str) or not token.isascii() or token.count(".") != 1:
             raise _invalid("params.requestState is malformed")
         body, signature = token.split(".")
         try:

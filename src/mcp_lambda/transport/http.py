@@ -61,7 +61,7 @@ def http_error(
 
 
 def refused(failure: AuthFailure, request_id: str | int | None = None) -> Response:
-    """401 with the `invalid_token` challenge, or 503 when the issuer's keys cannot be fetched."""
+    """401 with the Bearer challenge (`invalid_token` when a token was offered), or 503 when the issuer fails."""
     if failure.status == 503:
         message = f"Service unavailable: {failure.reason}"
         return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers, request_id)

@@ -4,6 +4,7 @@
 import { el } from "./dom.js";
 
 let formCount = 0;
+const ORDERED_POSITIONS = 10; // the most positions an ordered choice list offers
 
 export class SchemaForm {
   constructor(schema, label) {
@@ -79,6 +80,21 @@ function buildField(name, schema, required, id) {
       choices.map((choice) => el("option", { value: JSON.stringify(choice.value) }, choiceLabel(choice))),
     );
     read = () => (control.value === "" ? undefined : JSON.parse(control.value));
+  } else if (type === "array" && schema.uniqueItems !== true && choicesOf(schema.items ?? {})) {
+    // An array that is not a set keeps its order (and may repeat a value): one choice per position, in order.
+    const choicesHere = choicesOf({ description: schema.description, ...schema.items });
+    const positions = Math.min(Math.max(schema.maxItems ?? 0, schema.minItems ?? 0, 3), ORDERED_POSITIONS);
+    const selects = Array.from({ length: positions }, (_, index) =>
+      el("select", { id: `${id}-${index}`, "aria-label": `${name} #${index + 1}` },
+        el("option", { value: "" }, "— leave out —"),
+        choicesHere.map((choice) => el("option", { value: JSON.stringify(choice.value) }, choiceLabel(choice)))),
+    );
+    control = el("ol", { ...common, class: "ordered-choices", "aria-labelledby": `${id}-label` },
+      selects.map((select) => el("li", {}, select)));
+    read = () => {
+      const picked = selects.filter((select) => select.value !== "").map((select) => JSON.parse(select.value));
+      return picked.length ? picked : undefined;
+    };
   } else if (type === "array" && choicesOf(schema.items ?? {})) {
     const boxes = choicesOf({ description: schema.description, ...schema.items }).map((choice, index) =>
       el("label", { class: "choice" },
@@ -118,9 +134,10 @@ function buildField(name, schema, required, id) {
     read = () => (control.value.trim() === "" ? undefined : JSON.parse(control.value));
   }
   const message = el("p", { id: messageId, class: "field-message", "aria-live": "polite" });
+  const grouped = control.tagName === "DIV" || control.tagName === "OL";
   const labelNode = el(
-    control.tagName === "DIV" ? "span" : "label",
-    { for: control.tagName === "DIV" ? undefined : id, id: `${id}-label`, class: "field-name" },
+    grouped ? "span" : "label",
+    { for: grouped ? undefined : id, id: `${id}-label`, class: "field-name" },
     name,
     required ? el("span", { class: "required", title: "required" }, " *", el("span", { class: "sr-only" }, " (required)")) : null,
   );

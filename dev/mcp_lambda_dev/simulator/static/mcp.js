@@ -99,6 +99,7 @@ export class McpClient {
       headers["mcp-protocol-version"] = MODERN;
       headers["mcp-method"] = body.method;
       if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = body.params.name;
+      if (body.method.startsWith("tasks/")) headers["mcp-name"] = body.params.taskId;
     } else if (this.sessionId) {
       headers["mcp-session-id"] = this.sessionId;
       headers["mcp-protocol-version"] = this.negotiated;

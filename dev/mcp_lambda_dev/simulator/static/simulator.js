@@ -8,6 +8,8 @@ import { McpClient, MODERN, RpcFailure } from "./mcp.js";
 import { cardsView, listsView, logsView, modelView, rawView, selectionsOf, verdictView } from "./views.js";
 
 const INVALID_ARGUMENTS = 40000;
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const TASK_POLLS = 120; // how often a task is asked about before the page stops waiting
 const $ = (id) => document.getElementById(id);
 
 const state = { client: null, tools: [], tool: null, form: null, call: null, info: null };
@@ -32,7 +34,11 @@ async function localJson(path, body) {
 
 function capabilities() {
   const declared = {};
-  for (const box of document.querySelectorAll("input[name=capability]:checked")) declared[box.value] = {};
+  for (const box of document.querySelectorAll("input[name=capability]:checked")) {
+    // Tasks are an extension (SEP-2663): declared under `extensions`, not as a capability of their own.
+    if (box.value === "tasks") declared.extensions = { ...declared.extensions, [TASKS_EXTENSION]: {} };
+    else declared[box.value] = {};
+  }
   return declared;
 }
 
@@ -128,7 +134,7 @@ async function callTool() {
     status(`Not sent: ${problems.join(", ")} is not JSON.`, "error");
     return;
   }
-  state.call = { tool: state.tool.name, arguments: values, exchanges: [], report: null };
+  state.call = { tool: state.tool.name, arguments: values, exchanges: [], report: null, result: null, task: null };
   await round({});
 }
 
@@ -146,6 +152,12 @@ async function round(extra) {
   call.exchanges.push(exchange);
   $("results").hidden = false;
   showExchanges(call.exchanges);
+  await settle(exchange);
+}
+
+// What one answer of the call comes to: an error, a round of input, a task to follow, or the tool's result.
+async function settle(exchange) {
+  const call = state.call;
   const reply = exchange.reply;
   let said;
   if (!reply || reply.error) {
@@ -155,27 +167,88 @@ async function round(extra) {
     $("input-requests").hidden = true;
     clearReport(`No tool result: ${what}.`);
     said = [`${call.tool}: ${what}`, "error"];
+  } else if (reply.result.resultType === "task") {
+    call.task = reply.result.taskId;
+    await followTask();
+    return;
   } else if (reply.result.resultType === "input_required") {
-    showInputRequests(reply.result);
+    showInputRequests(reply.result, (extra) => round(extra));
     clearReport("The call is not finished: answer the server's input requests above.");
     said = [`${call.tool} asks for input (round ${call.exchanges.length}).`, "info"];
   } else {
-    $("input-requests").hidden = true;
-    const result = reply.result;
-    if (result.isError && result.structuredContent?.code === INVALID_ARGUMENTS) {
-      state.form.showServerMessage(result.structuredContent.message);
-    }
-    await report();
-    const cards = call.report?.cards?.length ?? 0;
-    const rounds = call.exchanges.length > 1 ? ` after ${call.exchanges.length} rounds` : "";
-    said = [`${call.tool} answered ${result.isError ? "an error result" : "a result"}${rounds}; ${cards} card candidate(s).`,
-      result.isError ? "error" : "info"];
+    said = await finish(reply.result);
   }
   await refreshLogs();
   status(...said);
 }
 
-function showInputRequests(result) {
+// The tool's final result: the report beside it, and what the status line says.
+async function finish(result) {
+  const call = state.call;
+  call.result = result;
+  $("input-requests").hidden = true;
+  if (result.isError && result.structuredContent?.code === INVALID_ARGUMENTS) {
+    state.form.showServerMessage(result.structuredContent.message);
+  }
+  await report();
+  const cards = call.report?.cards?.length ?? 0;
+  const rounds = call.exchanges.length > 1 ? ` after ${call.exchanges.length} rounds` : "";
+  return [`${call.tool} answered ${result.isError ? "an error result" : "a result"}${rounds}; ${cards} card candidate(s).`,
+    result.isError ? "error" : "info"];
+}
+
+// A task (the tasks extension): tasks/get until it ends or asks for input, answered with tasks/update.
+async function followTask() {
+  const call = state.call;
+  for (let poll = 0; poll < TASK_POLLS; poll += 1) {
+    const exchange = await state.client.request("tasks/get", { taskId: call.task });
+    call.exchanges.push(exchange);
+    showExchanges(call.exchanges);
+    const task = exchange.reply?.result;
+    if (!task) {
+      await settle(exchange); // the JSON-RPC error of tasks/get
+      return;
+    }
+    status(`${call.tool} runs as task ${call.task.slice(0, 8)}…: ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`);
+    if (task.status === "completed") {
+      const said = await finish(task.result);
+      await refreshLogs();
+      status(...said);
+      return;
+    }
+    if (task.status === "input_required") {
+      showInputRequests(task, (extra) => answerTask(extra.inputResponses));
+      clearReport("The task waits for input: answer the server's input requests above.");
+      await refreshLogs();
+      status(`${call.tool}: the task asks for input.`, "info");
+      return;
+    }
+    if (task.status === "failed" || task.status === "cancelled") {
+      const what = task.error ? `JSON-RPC error ${task.error.code}: ${task.error.message}` : task.status;
+      clearReport(`No tool result: the task ${task.status} (${what}).`);
+      await refreshLogs();
+      status(`${call.tool}: the task ${task.status} (${what}).`, "error");
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(task.pollIntervalMs ?? 1000, 2000)));
+  }
+  status(`${call.tool}: the task is still running; stopped waiting after ${TASK_POLLS} polls.`, "error");
+}
+
+async function answerTask(inputResponses) {
+  const call = state.call;
+  const exchange = await state.client.request("tasks/update", { taskId: call.task, inputResponses });
+  call.exchanges.push(exchange);
+  showExchanges(call.exchanges);
+  if (!exchange.reply || exchange.reply.error) {
+    await settle(exchange);
+    return;
+  }
+  $("input-requests").hidden = true;
+  await followTask();
+}
+
+function showInputRequests(result, send) {
   const forms = inputRequestForms(result.inputRequests);
   const submit = el("button", { type: "submit", class: "primary" }, `Send the answers (round ${state.call.exchanges.length + 1})`);
   const form = $("input-form");
@@ -191,14 +264,14 @@ function showInputRequests(result) {
     }
     const extra = { inputResponses };
     if (result.requestState !== undefined) extra.requestState = result.requestState;
-    round(extra);
+    send(extra);
   };
   $("input-requests").hidden = false;
   (form.querySelector("input:not([type=radio]), textarea, select") ?? submit).focus();
 }
 
 function lastResult() {
-  return state.call.exchanges.at(-1).reply.result;
+  return state.call.result ?? state.call.exchanges.at(-1).reply.result;
 }
 
 async function report(selections = []) {

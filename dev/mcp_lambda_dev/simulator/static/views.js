@@ -3,24 +3,49 @@
 
 import { el, json } from "./dom.js";
 
+// The outcome in the words of `make simulate` (mcp_lambda_dev/verdicts.py), then the manifest check beside it.
+const OUTCOMES = {
+  error_result: ["error", "ERROR RESULT — the tool ran and answered an error"],
+  not_run: ["invalid", "NOT RUN — the call failed before the tool ran"],
+  failed: ["invalid", "FAILED — the tool ran and failed; see the log lines of this call"],
+};
+
 export function verdictView(report) {
   const verdict = report.verdict;
+  const outcome = OUTCOMES[report.outcome];
+  const headline = outcome ? el("p", { class: `verdict ${outcome[0]}`, "data-outcome": report.outcome }, outcome[1]) : null;
+  const error = report.error ? errorView(report.error) : null;
   if (!verdict.checked) {
-    return el("p", { class: "verdict unchecked" },
-      `Not checked: business '${report.business}' has no manifest, so its results are served unchecked.`);
+    return [headline, error, el("p", { class: "verdict unchecked" },
+      `Not checked: business '${report.business}' has no manifest, so its results are served unchecked.`)];
   }
   const where = el("p", { class: "muted" }, "Manifest: ", el("code", {}, report.manifest));
+  const what = report.error ? "the error object" : "the result";
   if (verdict.valid) {
-    return [el("p", { class: "verdict valid" }, "VALID — the result honours the manifest."), where];
+    const check = outcome
+      ? el("p", { class: "muted" }, `Manifest check: ${what} honours the manifest.`)
+      : el("p", { class: "verdict valid", "data-outcome": "valid" }, "VALID — the result honours the manifest.");
+    return [headline, error, check, where];
   }
   return [
-    el("p", { class: "verdict invalid" }, `INVALID — ${verdict.violations.length} violation(s)`),
+    headline,
+    error,
+    el("p", { class: "verdict invalid", "data-outcome": "invalid" },
+      `INVALID — ${what} breaks the manifest: ${verdict.violations.length} violation(s)`),
     verdict.rewritten
       ? el("p", {}, "The server did not send the tool's result: it answered error 50010 instead.")
       : null,
     el("ul", { class: "violations" }, verdict.violations.map((violation) => el("li", {}, violation))),
     where,
   ];
+}
+
+// An error result as an agent routes on it: code, family, retryable, suggested action (and the message).
+function errorView(error) {
+  const row = (name, value) => [el("dt", {}, name), el("dd", {}, el("code", {}, String(value ?? "—")))];
+  return el("dl", { class: "error-fields", "aria-label": "The error result" },
+    row("code", error.code), row("family", error.family), row("retryable", error.retryable),
+    row("suggested_action", error.suggested_action), row("message", error.message));
 }
 
 export function modelView(report, result) {

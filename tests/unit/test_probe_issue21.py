@@ -1,0 +1,45 @@
+"""Regression tests for what a black-box probe found (issue #21), through the handler."""
+
+from __future__ import annotations
+
+import pytest
+from tests.support.lambda_client import (
+    LambdaClient,
+    LegacyClient,
+    build_handler,
+    modern_headers,
+    modern_request,
+)
+
+from businesses.demo import BUSINESS
+from mcp_lambda.settings import Settings
+
+SEARCH = {"name": "search_products", "arguments": {"keyword": "lamp"}}
+
+
+@pytest.fixture
+def demo() -> LambdaClient:
+    return LambdaClient(build_handler(BUSINESS, Settings(business="demo", request_state_key="k" * 32)))
+
+
+# --- 1. a lone surrogate in params.requestState ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", ["\ud800.\ud800", "\udfff", "a\x00.b", "é.é"])
+def test_a_request_state_that_is_not_ascii_is_32602_with_the_id(demo: LambdaClient, state: str) -> None:
+    reply = demo.post(
+        modern_request("tools/call", {**SEARCH, "requestState": state}, request_id=21),
+        modern_headers("tools/call", "search_products"),
+    )
+
+    assert (reply.status, reply.error["code"], reply.body["id"]) == (400, -32602, 21)
+    assert "requestState" in reply.error["message"]
+
+
+def test_a_session_request_ignores_a_lone_surrogate_request_state(demo: LambdaClient) -> None:
+    session = LegacyClient(demo)
+    session.initialize()
+
+    reply = session.request("tools/call", {**SEARCH, "requestState": "\ud800.\ud800"})
+
+    assert reply.status == 200 and "structuredContent" in reply.result
