@@ -17,12 +17,20 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply, build_handler
+from tests.support.lambda_client import (
+    POST_HEADERS,
+    LambdaClient,
+    LegacyClient,
+    ModernClient,
+    Reply,
+    build_handler,
+)
 from tests.support.task_business import RecordingInvoker
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks import MemoryTaskStore
+from mcp_lambda.testing import LocalContext, http_event, invoke
 
 INVOKER = RecordingInvoker()
 HANDLER = build_handler(
@@ -313,8 +321,7 @@ def test_hostile_strings_in_several_places_are_answered_with_the_id(case: dict[s
 
 
 # Mangum encodes header values and a text body as UTF-8 before the app sees them: a lone surrogate there (only a
-# hand-made event can hold one) fails the invocation. It must be refused first, in lambda_adapter.py.
-@pytest.mark.xfail(strict=True, reason="lambda_adapter.py does not yet refuse what Mangum cannot encode")
+# hand-made event can hold one) would fail the invocation, so lambda_adapter.py refuses it first.
 @pytest.mark.parametrize("where", ["mcp-name", "mcp-session-id", "idempotency-key", "authorization", "body"])
 def test_a_lone_surrogate_that_mangum_cannot_encode_is_a_400_with_the_id(where: str) -> None:
     case = modern_case("tools/call#greet")
@@ -325,3 +332,17 @@ def test_a_lone_surrogate_that_mangum_cannot_encode_is_a_400_with_the_id(where: 
         reply = CLIENT.post(case["body"], {**case["headers"], where: "x\ud800"}, oracle=False)
 
     assert reply.status == 400 and reply.body["id"] == "req-1", reply
+    assert reply.body["error"]["code"] == -32600
+    assert ("the body" if where == "body" else f"header '{where}'") in reply.body["error"]["message"]
+
+
+@pytest.mark.parametrize("part", ["rawPath", "rawQueryString"])
+def test_a_lone_surrogate_in_the_path_or_query_is_a_400_naming_it(part: str) -> None:
+    case = modern_case("tools/call#greet")
+    event = http_event("POST", "/mcp", {**POST_HEADERS, **case["headers"]}, json.dumps(case["body"]))
+    event[part] = event[part] + "x\ud800"
+    reply = invoke(HANDLER, event, LocalContext())
+
+    body = json.loads(reply["body"])
+    assert reply["statusCode"] == 400 and body["id"] == "req-1"
+    assert ("path" if part == "rawPath" else "query") in body["error"]["message"]
