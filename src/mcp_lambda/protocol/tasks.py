@@ -352,7 +352,7 @@ class TaskMethods:
             )
             error = {"code": INTERNAL_ERROR, "message": "The task's worker could not be started."}
             self._store(change, self.store, task.task_id, lambda current: current.fail(time.time(), error))
-            raise start_failure(exc) from None
+            raise _start_failure(exc) from None
 
     def _store(self, operation: Callable[..., T], *args: Any) -> T:
         try:
@@ -385,7 +385,7 @@ class TaskMethods:
         self.logger.info(event, extra=extra)
 
 
-def start_failure(exc: TaskStartFailed) -> RpcError:
+def _start_failure(exc: TaskStartFailed) -> RpcError:
     """What the client is told when a task's worker could not be started: 503 with Retry-After when calling again
     may succeed (throttled, unreachable); otherwise -32603 saying it will not, and what the server needs."""
     if exc.retryable:

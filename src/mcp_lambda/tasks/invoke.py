@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..aws import AwsBudget, BudgetedClient, failure_reason
+from ..aws import THROTTLE_CODES, AwsBudget, BudgetedClient, failure_reason
 from ..downstream import DownstreamError
 
 if TYPE_CHECKING:
@@ -25,15 +25,12 @@ TASK_EVENT_KEY = "mcp_lambda.task"
 
 # Refusals of the Invoke API that the next attempt may not meet: throttling, a function being updated or not
 # ready yet. Any other 4xx (no permission, no such function, a bad parameter) stays until the deployment changes.
-TRANSIENT_CODES = frozenset(
-    {
-        "TooManyRequestsException",
-        "ThrottlingException",
-        "ResourceConflictException",
-        "ResourceNotReadyException",
-        "SnapStartNotReadyException",
-    }
-)
+TRANSIENT_CODES = THROTTLE_CODES | {
+    "TooManyRequestsException",
+    "ResourceConflictException",
+    "ResourceNotReadyException",
+    "SnapStartNotReadyException",
+}
 # What to fix, by the Invoke API's refusal; the function's name or ARN is never repeated.
 FIXES = {
     "AccessDeniedException": "grant the function's role lambda:InvokeFunction on the function itself",
@@ -117,14 +114,14 @@ class LambdaInvoker(BudgetedClient):
                 **({"Qualifier": self.qualifier} if self.qualifier else {}),
             )
         except ClientError as exc:
-            raise refused(exc) from None
+            raise _refused(exc) from None
         except BotoCoreError as exc:
             raise TaskStartFailed(f"the task worker could not be invoked: {failure_reason(exc)}") from None
         if response.get("StatusCode") != 202:
             raise TaskStartFailed(f"the task worker invocation answered {response.get('StatusCode')}")
 
 
-def refused(exc: Any) -> TaskStartFailed:
+def _refused(exc: Any) -> TaskStartFailed:
     """The TaskStartFailed for the Invoke API's refusal `exc` (a botocore ClientError): retryable when throttled,
     a 5xx or a transient conflict; otherwise not, naming the error code and, where known, what to fix."""
     code = failure_reason(exc)
