@@ -7,12 +7,17 @@ Lambda keeps Powertools' JSON lines (`LOG_FORMAT=json`, the default); this only 
 redaction, for a person at a terminal. Hand-written because Powertools has JSON formatters only. It lives in dev/
 (never in the Lambda package): `install()` registers it as the "text" format of `mcp_lambda.observability`, which
 make run and make stdio call first; where nobody installs it (Lambda), LOG_FORMAT=text writes JSON lines.
+
+A line is always one line a terminal shows as it is: whatever a client sent (a lone surrogate, NUL, a newline,
+an escape sequence, U+2028) is written as its JSON escape (`\\ud800`, `\\u0000`, `\\n`, `\\u001b`), so no
+write fails and no client text can start a line of its own; a stack trace follows indented under its line.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from typing import Any
 
@@ -51,6 +56,10 @@ QUIET_KEYS = frozenset(
 
 
 SHORT_LEVELS = {"WARNING": "WARN", "CRITICAL": "CRIT"}
+# What a terminal line never holds raw: C0 and C1 controls, DEL, the Unicode line and paragraph separators, the
+# bidirectional overrides (they reorder what follows), and lone surrogates (not writable as UTF-8).
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+TRACE_INDENT = "    "
 
 
 def clock(created: float) -> str:
@@ -58,14 +67,31 @@ def clock(created: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(created)) + f".{int(created % 1 * 1000):03d}"
 
 
+def printable(text: str) -> str:
+    """`text` with every `UNPRINTABLE` character as its JSON escape: one line, writable as UTF-8.
+
+    Args:
+        text: Any text, a client's included.
+
+    Returns:
+        The text, unchanged when it holds none of them.
+    """
+    return UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return json.dumps(match.group())[1:-1]
+
+
 def human_line(created: float, level: str, words: list[str], fields: dict[str, Any] | None = None) -> str:
-    """`time LEVEL word word key=value ...`, values JSON-quoted only when they need it."""
+    """`time LEVEL word word key=value ...`, values JSON-quoted only when they need it, always one line."""
     tail = [f"{key}={_value(value)}" for key, value in (fields or {}).items() if value is not None]
-    return " ".join([clock(created), f"{SHORT_LEVELS.get(level, level):<5}", *words, *tail])
+    return printable(" ".join([clock(created), f"{SHORT_LEVELS.get(level, level):<5}", *words, *tail]))
 
 
 def render(data: dict[str, Any], created: float) -> str:
-    """One Powertools JSON record (already redacted) as a human line; a stack trace follows on its own lines."""
+    """One Powertools JSON record (already redacted) as a human line; a stack trace follows on its own lines,
+    indented (its text may quote a client's, which must not pass for a line of its own)."""
     level = str(data.get("level", "INFO"))
     fields = {key: value for key, value in data.items() if key not in QUIET_KEYS}
     if data.get("event") in CALL_EVENTS:
@@ -81,11 +107,18 @@ def render(data: dict[str, Any], created: float) -> str:
     else:
         line = human_line(created, level, [str(data.get("message", ""))], fields)
     exception = data.get("exception")
-    return f"{line}\n{exception}" if isinstance(exception, str) and exception else line
+    if not isinstance(exception, str) or not exception:
+        return line
+    return "\n".join([line, *(TRACE_INDENT + printable(part) for part in exception.split("\n"))])
+
+
+# A value holding one of these is JSON-quoted: a space or `=` would read as the next field, a backslash or an
+# unprintable character as an escape.
+_NEEDS_QUOTES = re.compile(r'[\s="\\]|' + UNPRINTABLE.pattern)
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, str) and value and " " not in value and "=" not in value and '"' not in value:
+    if isinstance(value, str) and value and not _NEEDS_QUOTES.search(value):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 

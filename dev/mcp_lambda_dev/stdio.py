@@ -7,10 +7,11 @@ the protocol keeps private copies of fd 0 and fd 1, fd 1 (and `sys.stdout`) then
 /dev/null, so a stray `print()` in a tool, a C extension or a child process writes to the log, and nothing but
 this loop reads the client's messages. Logs (Powertools JSON lines) go to stderr.
 
-Messages are handled one at a time in arrival order, like a Lambda container serves its invocations. Each input
-line is one JSON-RPC message (or a 2025-03-26 batch); a blank line is skipped, invalid JSON answers -32700, a
-line over MAX_BODY_BYTES answers -32600 (its bytes are discarded as they arrive, never held), a notification is
-never answered. End of input ends the process (exit status 0).
+Messages are handled one at a time in arrival order, like a Lambda container serves its invocations; a task's
+worker runs beside them on a thread of its own (`task_workers`), where Lambda would invoke the function again.
+Each input line is one JSON-RPC message (or a 2025-03-26 batch); a blank line is skipped, invalid JSON answers
+-32700, a line over MAX_BODY_BYTES answers -32600 (its bytes are discarded as they arrive, never held), a
+notification is never answered. End of input ends the process (exit status 0).
 
 Hand-written on the standard library: the SDK's `stdio_server` hands over messages already parsed into its own
 types, while McpServer takes the raw JSON and answers bad lines with errors of its own.
@@ -46,6 +47,7 @@ from mcp_lambda_dev.businesses import load_business
 
 from . import log_format
 from .stdio_channel import StdioChannel
+from .task_workers import ThreadTaskWorkers
 
 # The spec scopes a stdio session to the process, and a desktop client may idle for days and never re-initializes:
 # the session must not expire while the process lives.
@@ -179,12 +181,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = get_settings()
         business = load_business(settings.business)
+        logger = get_logger(business.name, settings.log_format)
+        # There is no Lambda to invoke: a task's worker runs on a thread of this process.
+        workers = ThreadTaskWorkers(logger)
         # The one session of a stdio process lives in the process (SESSION_STORE does not apply).
-        server = create_server(settings, business, MemorySessionStore(PROCESS_SESSION_TTL_SECONDS))
+        sessions = MemorySessionStore(PROCESS_SESSION_TTL_SECONDS)
+        server = create_server(settings, business, sessions, invoker=workers)
+        workers.bind(server)
     except StartupError as exc:  # a setting, the business, a tool signature or the manifest
         print(f"stdio: {exc}", file=sys.stderr)
         return 2
-    logger = get_logger(business.name)
     logger.info(
         "server_started",
         extra={"event": "server_started", "version": business.version, "transport": "stdio"},

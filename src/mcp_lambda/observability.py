@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import sys
 import time
@@ -116,8 +117,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
     Powertools' in three keys: no `location` (on the framework's lines it only ever named the framework's own
     function), no `xray_trace_id` (the invocation's REPORT line has it), RFC 3339 UTC timestamps.
 
-    A line is always writable as UTF-8: a lone surrogate from the client (`"\\ud800"` in an argument or a
-    tool_call_id) is written as its JSON escape instead of failing the write, which would lose the whole line.
+    A line is always one line writable as UTF-8: a lone surrogate from the client (`"\\ud800"` in an argument or
+    a tool_call_id) is written as its JSON escape instead of failing the write, which would lose the whole line,
+    and so are U+2028, U+2029 and the C1 controls, which JSON allows raw but a line reader may split on.
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -156,7 +158,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         log["message"] = message
         log["xray_trace_id"] = self._get_latest_trace_id()
         line = redact(self.serialize(log={k: v for k, v in log.items() if v is not None}))
-        return line if line.isascii() else _writable(line)
+        return _writable(line)
 
     def _json_line(self, record: logging.LogRecord) -> str:
         """What `LambdaPowertoolsFormatter.format` returns for `record`."""
@@ -229,14 +231,28 @@ class _Stamp:
         self.msecs = int((created - int(created)) * 1000) + 0.0  # LogRecord's own rule
 
 
+# What JSON leaves raw that a line reader may split a line on (U+0085 NEL, U+2028, U+2029: Python's
+# `str.splitlines`, JavaScript), with the rest of C1 (terminal controls).
+_LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
 def _writable(line: str) -> str:
-    """`line`, always writable as UTF-8: a lone surrogate becomes its JSON escape (`\\udXXX` is a valid escape
-    inside a JSON string, so the line stays valid JSON) instead of failing the write and losing the line."""
+    """`line`, always one line writable as UTF-8: a lone surrogate becomes its JSON escape (`\\udXXX` is a valid
+    escape inside a JSON string, so the line stays valid JSON) instead of failing the write and losing the line,
+    and so does a C1 control or a Unicode line separator (a second line to a reader that splits on them). Every
+    non-ASCII character of a JSON line is inside a string and never part of an escape, so both are safe there."""
+    if line.isascii():
+        return line
+    line = _LINE_BREAKERS.sub(_unicode_escape, line)
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
         line = line.encode("utf-8", "backslashreplace").decode("utf-8")
     return line
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 # The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.

@@ -387,7 +387,8 @@ def test_a_worker_that_cannot_be_started_fails_the_call_and_the_task(harness: Ha
 
     reply = harness.tasks.call_tool("count_to", {"n": 1})
 
-    assert reply.status == 200 and reply.error["code"] == -32603
+    # A throttled Invoke: retryable, so 503 with Retry-After (a configuration failure is not: test_task_start_failures).
+    assert reply.status == 503 and reply.headers["retry-after"] == "1" and reply.error["code"] == -32003
     assert "could not be started" in reply.error["message"]
 
 

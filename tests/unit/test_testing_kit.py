@@ -459,7 +459,7 @@ def test_a_worker_that_cannot_be_started_is_a_protocol_error() -> None:
     with pytest.raises(ProtocolError) as refused:
         client.call_tool_as_task("count_to", {"n": 1})
 
-    assert refused.value.code == -32603
+    assert refused.value.code == -32003 and refused.value.http_status == 503  # throttled: retryable
 
 
 def test_tasks_need_the_modern_era() -> None:

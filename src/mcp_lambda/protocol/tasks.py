@@ -54,6 +54,7 @@ MAX_STATUS_MESSAGE = 500
 CREATE_ATTEMPTS = 3  # a (192-bit) id collision just draws another
 # Rounds a task may go through inside one worker invocation when a tool asks again with state only.
 MAX_STATE_ONLY_ROUNDS = 16
+TASK_START_RETRY_AFTER_SECONDS = 1  # Lambda's throttling of asynchronous invocations clears within seconds
 T = TypeVar("T")
 
 
@@ -342,11 +343,16 @@ class TaskMethods:
         except TaskStartFailed as exc:
             self.logger.error(
                 "mcp_task_start_failed",
-                extra={"event": "mcp_task_start_failed", "task_id": task.task_id, "reason": str(exc)},
+                extra={
+                    "event": "mcp_task_start_failed",
+                    "task_id": task.task_id,
+                    "reason": str(exc),
+                    "retryable": exc.retryable,
+                },
             )
             error = {"code": INTERNAL_ERROR, "message": "The task's worker could not be started."}
             self._store(change, self.store, task.task_id, lambda current: current.fail(time.time(), error))
-            raise RpcError(INTERNAL_ERROR, "The task could not be started; try again later") from None
+            raise _start_failure(exc) from None
 
     def _store(self, operation: Callable[..., T], *args: Any) -> T:
         try:
@@ -377,6 +383,21 @@ class TaskMethods:
             **fields,
         }
         self.logger.info(event, extra=extra)
+
+
+def _start_failure(exc: TaskStartFailed) -> RpcError:
+    """What the client is told when a task's worker could not be started: 503 with Retry-After when calling again
+    may succeed (throttled, unreachable); otherwise -32603 saying it will not, and what the server needs."""
+    if exc.retryable:
+        return service_unavailable(
+            "The task could not be started (its worker was throttled or unreachable); try again later",
+            TASK_START_RETRY_AFTER_SECONDS,
+        )
+    return RpcError(
+        INTERNAL_ERROR,
+        f"The task could not be started and will not succeed on retry: this server cannot start task workers "
+        f"({exc}). Its operator must fix the configuration.",
+    )
 
 
 def _unavailable(exc: TaskStoreUnavailable) -> RpcError:

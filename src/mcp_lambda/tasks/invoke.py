@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..aws import AwsBudget, BudgetedClient, failure_reason
+from ..aws import THROTTLE_CODES, AwsBudget, BudgetedClient, failure_reason
 from ..downstream import DownstreamError
 
 if TYPE_CHECKING:
@@ -23,8 +23,31 @@ else:
 TASK_EVENT_KEY = "mcp_lambda.task"
 
 
+# Refusals of the Invoke API that the next attempt may not meet: throttling, a function being updated or not
+# ready yet. Any other 4xx (no permission, no such function, a bad parameter) stays until the deployment changes.
+TRANSIENT_CODES = THROTTLE_CODES | {
+    "TooManyRequestsException",
+    "ResourceConflictException",
+    "ResourceNotReadyException",
+    "SnapStartNotReadyException",
+}
+# What to fix, by the Invoke API's refusal; the function's name or ARN is never repeated.
+FIXES = {
+    "AccessDeniedException": "grant the function's role lambda:InvokeFunction on the function itself",
+    "ResourceNotFoundException": "AWS_LAMBDA_FUNCTION_NAME must name this function (Lambda sets it)",
+}
+
+
 class TaskStartFailed(DownstreamError):
-    """The worker invocation could not be queued (throttled, not permitted, unreachable)."""
+    """The worker invocation could not be queued.
+
+    `retryable` says whether the same call may succeed later (throttled, unreachable, a 5xx) or not until the
+    deployment changes (no function to invoke, no permission): then the message says what to fix.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 def task_event(task_id: str, run: int) -> dict[str, Any]:
@@ -74,7 +97,12 @@ class LambdaInvoker(BudgetedClient):
 
     def start(self, task_id: str, run: int) -> None:
         if not self.function_name:
-            raise TaskStartFailed("AWS_LAMBDA_FUNCTION_NAME is not set: there is no function to run the task")
+            raise TaskStartFailed(
+                "AWS_LAMBDA_FUNCTION_NAME is not set, so there is no function to run the task's worker: set it to "
+                "this function's name (Lambda does), or serve with make run or make stdio, which run workers "
+                "themselves",
+                retryable=False,
+            )
         from botocore.exceptions import BotoCoreError, ClientError
 
         self.invocations += 1
@@ -85,7 +113,20 @@ class LambdaInvoker(BudgetedClient):
                 Payload=json.dumps(task_event(task_id, run)).encode(),
                 **({"Qualifier": self.qualifier} if self.qualifier else {}),
             )
-        except (ClientError, BotoCoreError) as exc:
+        except ClientError as exc:
+            raise _refused(exc) from None
+        except BotoCoreError as exc:
             raise TaskStartFailed(f"the task worker could not be invoked: {failure_reason(exc)}") from None
         if response.get("StatusCode") != 202:
             raise TaskStartFailed(f"the task worker invocation answered {response.get('StatusCode')}")
+
+
+def _refused(exc: Any) -> TaskStartFailed:
+    """The TaskStartFailed for the Invoke API's refusal `exc` (a botocore ClientError): retryable when throttled,
+    a 5xx or a transient conflict; otherwise not, naming the error code and, where known, what to fix."""
+    code = failure_reason(exc)
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    if code in TRANSIENT_CODES or not isinstance(status, int) or not 400 <= status < 500:
+        return TaskStartFailed(f"the task worker could not be invoked: {code}")
+    fix = FIXES.get(code, "the function's configuration must change")
+    return TaskStartFailed(f"the task worker invocation was refused ({code}): {fix}", retryable=False)
