@@ -6,10 +6,12 @@ Hand-written on the standard library because no maintained package emulates API 
 `--reload` (make run RELOAD=1) restarts it on changes under src/, dev/ and manifest/ with watchfiles.
 
 One handler instance is one Lambda container: one request at a time, on one thread with one event loop.
-`--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers:
-each has its own app, breakers and rate counters; they share the session store (the first instance's embedded
-one, or DynamoDB). They also share the process's Logger, so under concurrency a line's Lambda-context keys may be
-a neighbour's (each tool-call line's own `request_id` is always right). A burst of connections queues in the
+`--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers
+(workers.py): each has its own app, breakers and rate counters; they share every store, as containers share
+DynamoDB: sessions, exactly-once records and tasks (embedded in memory by default, or the DynamoDB tables the
+settings name), and the business's own module-level state. They also share the process's Logger, so under
+concurrency a line's Lambda-context keys may be a neighbour's (each tool-call line's own `request_id` is always
+right). A burst of connections queues in the
 listen backlog instead of being reset.
 """
 
@@ -18,8 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -29,7 +29,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,8 +43,8 @@ from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
 from .lambda_service import LocalLambda
+from .workers import LambdaHandler, load_handlers
 
-LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
 REPO = Path(__file__).resolve().parents[3]
@@ -204,34 +204,6 @@ class LocalServer(ThreadingHTTPServer):
         if isinstance(sys.exc_info()[1], ConnectionError):
             return  # the client went away before its answer was written: nothing to report
         super().handle_error(request, client_address)
-
-
-def load_handlers(target: str, count: int) -> list[LambdaHandler]:
-    """`count` independent instances of the handler `module.function`: the module itself, then fresh copies of it
-    (each runs its module code again: its own app, as a new container would), all on the first one's session store
-    (the embedded memory store is one per app, and containers share their store as they share a table)."""
-    module_name, _, function_name = target.rpartition(".")
-    first = importlib.import_module(module_name)
-    handlers = [getattr(first, function_name)]
-    origin = importlib.util.find_spec(module_name)
-    import mcp_lambda.composition as composition
-
-    runtime = getattr(first, "runtime", None)
-    shared = runtime.sessions if isinstance(runtime, composition.Runtime) else None
-    building = composition.build_session_store
-    if shared is not None:
-        composition.build_session_store = lambda settings: shared
-    try:
-        for index in range(1, count):
-            assert origin is not None and origin.origin is not None
-            spec = importlib.util.spec_from_file_location(f"{module_name}_worker{index}", origin.origin)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            handlers.append(getattr(module, function_name))
-    finally:
-        composition.build_session_store = building
-    return handlers
 
 
 def fail(message: str) -> NoReturn:
