@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 from .. import log_format
@@ -43,7 +43,11 @@ from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
 from .lambda_service import LocalLambda
+from .ports import free_port_after
 from .workers import LambdaHandler, load_handlers
+
+if TYPE_CHECKING:
+    from mcp_lambda.settings import Settings
 
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
@@ -234,21 +238,33 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     except ToolSignatureError as exc:
         fail(f"a tool cannot be served: {exc}")
     except ManifestError as exc:
-        first, more = exc.problems[0], len(exc.problems) - 1
-        extra = f" (and {more} more)" if more else ""
-        fail(f"invalid manifest: {first}{extra}; see them all with make manifest-lint MANIFEST={first.file}")
+        fail(exc.summary())
     return handlers
 
 
-def bind(host: str, port: int, handler_class: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+def bind(host: str, port: int) -> LocalServer:
+    """Listen on `host:port` before anything is built, so a port in use is the first and only thing said.
+
+    Connections that arrive before `serve` sets the request handler wait in the listen backlog.
+    """
     try:
-        return LocalServer((host, port), handler_class)
+        return LocalServer((host, port), BaseHTTPRequestHandler)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             fail(
-                f"port {port} on {host} is already in use; stop the other server or pick another: make run PORT={port + 1}"
+                f"port {port} on {host} is already in use; stop the other server or pick a free one: "
+                f"make run PORT={free_port_after(host, port)}"
             )
         fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another HOST or PORT")
+
+
+def unchecked_note(settings: Settings) -> str:
+    """What the start-up line adds for a business no manifest describes (it is served unchecked)."""
+    from mcp_lambda.app import manifest_path
+    from mcp_lambda.composition import load_business
+
+    path = manifest_path(settings, load_business(settings.business))
+    return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"
 
 
 def serve(
@@ -256,19 +272,20 @@ def serve(
 ) -> None:
     from mcp_lambda.settings import SettingsError, get_settings
 
+    server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
     invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
     invoke_api.configure_environment()
     try:
-        settings = get_settings()
-    except SettingsError as exc:
-        invoke_api.stop()
-        fail(f"{exc}; fix the variable in your environment (README: Configuration)")
-    try:
+        try:
+            settings = get_settings()
+        except SettingsError as exc:
+            fail(f"{exc}; fix the variable in your environment (README: Configuration)")
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
+        server.server_close()
         invoke_api.stop()
         raise
     invoke_api.handler = handlers[0]
@@ -281,13 +298,12 @@ def serve(
         log_level=logging.getLogger(settings.business).getEffectiveLevel(),
         remap_www_authenticate=remap_www_authenticate,
     )
-    try:
-        server = bind(host, port, make_request_handler(Containers(handlers), gateway))
-    except SystemExit:
-        invoke_api.stop()
-        raise
+    server.RequestHandlerClass = make_request_handler(Containers(handlers), gateway)
     many = f" ({workers} workers)" if workers > 1 else ""
-    print(f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}", flush=True)
+    print(
+        f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}{unchecked_note(settings)}",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
