@@ -23,14 +23,20 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_lambda.manifest import bind_manifest
+from mcp_lambda.composition import BusinessNotFound
+from mcp_lambda.manifest import ManifestError, bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
+from mcp_lambda.manifest.errors import did_you_mean
 from mcp_lambda.tools import ToolResult
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 from mcp_lambda_dev.verdicts import verdict_of
 
 MODERN = "2026-07-28"
+
+
+class CannotSimulate(Exception):
+    """What stops a simulation before any call: its message is one line naming the fix."""
 
 
 @contextlib.contextmanager
@@ -160,9 +166,20 @@ def evaluate(
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)
+    if business.tool(tool) is None:
+        known = [spec.name for spec in business.tools]
+        raise CannotSimulate(
+            f"business '{business.name}' has no tool '{tool}'{did_you_mean(tool, known)}; "
+            f"known: {', '.join(known) or 'none'}"
+        )
     # Server log lines go to stderr so that stdout stays one JSON document.
     with environment(business_name), contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
         path = manifest_path(get_settings(), business)
+        if not path.exists():
+            raise CannotSimulate(
+                f"no manifest for business '{business.name}' at {path} (nor {path.with_suffix('.json').name}): "
+                f"the verdict needs one; write it (docs/manifest.md) or set MANIFEST_DIR to the folder that has it"
+            )
         bound = bind_manifest(business, path)
         import mcp_lambda.handler  # noqa: F401  (the cold start creates the server's logger)
 
@@ -312,6 +329,12 @@ def _indent(text: str) -> str:
     return "\n".join(f"  {line}" for line in text.splitlines())
 
 
+def cannot(message: str) -> int:
+    """Say on stderr, in one line, why nothing was simulated; the exit status of a usage error."""
+    print(f"simulate: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--business", default=os.environ.get("BUSINESS", "demo"))
@@ -328,7 +351,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--args is not JSON: {exc}")
     if not isinstance(arguments, dict):
         parser.error("--args must be a JSON object")
-    report, detail = evaluate(options.business, options.tool, arguments, options.tool_call_id or None)
+    try:
+        report, detail = evaluate(options.business, options.tool, arguments, options.tool_call_id or None)
+    except (BusinessNotFound, CannotSimulate) as exc:
+        return cannot(str(exc))
+    except ManifestError as exc:
+        return cannot(exc.summary())
     if options.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -1,6 +1,7 @@
 """`make run` as a process, from the client's side: a Content-Length it cannot use is answered 400 (never a hang
 or a dropped connection), a burst of connections queues instead of being reset, and WORKERS=n serves n requests
-at once from n independent handler instances that share the session store."""
+at once from n independent handler instances that share every store (a keyed call runs once, a task is found
+from any worker)."""
 
 from __future__ import annotations
 
@@ -186,3 +187,73 @@ def test_workers_share_the_session_store(demo_server: str) -> None:
         with ThreadPoolExecutor(6) as pool:  # concurrent, so they land on different workers
             statuses = list(pool.map(lambda _: _post(port, ping, session)[0], range(12)))
     assert statuses == [200] * 12
+
+
+# Every store is shared between the workers, as containers share DynamoDB: exactly-once, tasks and sessions.
+
+TASKS_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
+
+
+def _modern_call(port: int, method: str, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**params, "_meta": meta}}
+    name = params.get("name") or params.get("taskId")
+    _, _, answer = _post(port, json.dumps(body), _modern(method, name))
+    assert isinstance(answer, dict)
+    return answer
+
+
+def test_workers_run_a_keyed_call_once(tmp_path: Path) -> None:
+    output = tmp_path / "out.log"
+    meta = {**json.loads(DISCOVER)["params"]["_meta"], "tool_call_id": "call-once-across-workers"}
+    arguments = {"product_id": "p-1004", "alert": "restock"}
+    with running_server(
+        "demo", output=output, WORKERS="2", LOG_FORMAT="json", POWERTOOLS_LOG_LEVEL="INFO"
+    ) as url:
+        port = _port(url)
+        with ThreadPoolExecutor(20) as pool:  # concurrent, so they land on both workers
+            answers = list(
+                pool.map(
+                    lambda _: _modern_call(
+                        port, "tools/call", {"name": "subscribe_product", "arguments": arguments}, meta
+                    ),
+                    range(20),
+                )
+            )
+        listed = _modern_call(
+            port,
+            "tools/call",
+            {"name": "list_subscriptions", "arguments": {}},
+            meta | {"tool_call_id": "list"},
+        )
+    succeeded = {
+        answer["result"]["structuredContent"]["subscription_id"]
+        for answer in answers
+        if "result" in answer and not answer["result"].get("isError")
+    }
+    assert len(succeeded) == 1, answers
+    assert len(listed["result"]["structuredContent"]["entities"]) == 1, listed  # one side effect
+    lines = [json.loads(line) for line in output.read_text().splitlines() if line.startswith("{")]
+    executed = [
+        line
+        for line in lines
+        if line.get("tool_name") == "subscribe_product" and line.get("outcome") == "success"
+    ]
+    assert len(executed) == 1, executed
+
+
+def test_workers_share_the_task_store() -> None:
+    arguments = {"stops": ["guomao", "sanlitun"]}
+    with running_server("demo", WORKERS="2") as url:
+        port = _port(url)
+        created = _modern_call(
+            port, "tools/call", {"name": "export_trip_plan", "arguments": arguments}, TASKS_META
+        )
+        task_id = created["result"]["taskId"]
+        with ThreadPoolExecutor(4) as pool:  # concurrent, so they land on both workers
+            polls = list(
+                pool.map(lambda _: _modern_call(port, "tasks/get", {"taskId": task_id}, TASKS_META), range(8))
+            )
+    assert [("result" in poll, poll.get("error")) for poll in polls] == [(True, None)] * 8

@@ -121,20 +121,83 @@ def test_an_invalid_manifest_is_one_line_with_the_lint_command(tmp_path: Path) -
     assert line.endswith(f"make manifest-lint MANIFEST={tmp_path / 'demo.yaml'}")
 
 
-def test_a_port_in_use_is_one_line_suggesting_another() -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+def _two_consecutive_ports_taken() -> tuple[socket.socket, socket.socket]:
+    """Two listening sockets on ports P and P+1, so that P+1 (the obvious suggestion) is not free."""
+    while True:
+        first = socket.socket()
+        first.bind(("127.0.0.1", 0))
+        port = first.getsockname()[1]
+        second = socket.socket()
+        try:
+            second.bind(("127.0.0.1", port + 1))
+        except OSError:
+            first.close()
+            second.close()
+            continue
+        first.listen()
+        second.listen()
+        return first, second
+
+
+def test_a_port_in_use_is_one_line_before_start_up_suggesting_a_free_one() -> None:
+    first, second = _two_consecutive_ports_taken()
+    port = first.getsockname()[1]
+    with first, second:
         done = subprocess.run(
-            [*SERVER, "--port", str(port)], env=_env(), capture_output=True, text=True, timeout=60
+            [*SERVER, "--port", str(port)],
+            env=_env(POWERTOOLS_LOG_LEVEL="INFO"),
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
+        [line] = done.stderr.splitlines()
+        suggested = int(line.rsplit("PORT=", 1)[1])
+        with socket.socket() as probe:  # the suggestion was checked: it is free now, beside the two taken
+            probe.bind(("127.0.0.1", suggested))
+    assert done.returncode != 0
+    assert line == (
+        f"make run: port {port} on 127.0.0.1 is already in use; stop the other server or pick a free one: "
+        f"make run PORT={suggested}"
+    )
+    assert suggested not in (port, port + 1)
+    # Refused before the app was built: no start-up line, no traceback.
+    assert "server_started" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_manifest_dir_without_the_business_manifest_refuses_to_start(tmp_path: Path) -> None:
+    done = _start_failure(MANIFEST_DIR=str(tmp_path))
     assert done.returncode != 0
     assert done.stderr.splitlines() == [
-        f"make run: port {port} on 127.0.0.1 is already in use; stop the other server or pick another: "
-        f"make run PORT={port + 1}"
+        f"make run: no manifest at {tmp_path / 'demo.yaml'}: MANIFEST_DIR={tmp_path} has no demo.yaml or .json, "
+        f"but {REPO / 'manifest' / 'demo.yaml'} exists: put the manifest in MANIFEST_DIR or unset MANIFEST_DIR"
     ]
-    assert "Traceback" not in done.stdout + done.stderr
+
+
+NO_MANIFEST = """
+from mcp_lambda.tools import Business, ToolResult, execution_result, tool
+
+
+@tool(description="Use to say hello. Not for anything else.")
+def hello() -> ToolResult:
+    return execution_result({"success": True, "message": "hello"})
+
+
+BUSINESS = Business(name="fresh", tools=[hello])
+"""
+
+
+def test_a_business_no_manifest_describes_starts_saying_its_results_are_unchecked(tmp_path: Path) -> None:
+    (tmp_path / "businesses" / "fresh").mkdir(parents=True)
+    (tmp_path / "businesses" / "fresh" / "__init__.py").write_text(NO_MANIFEST)
+    output = tmp_path / "out.log"
+    with running_server("fresh", output=output, extra_path=[str(tmp_path)]) as url:
+        status, _, answer = call_tool(url, "hello", {})
+    assert status == 200 and answer["result"]["structuredContent"]["message"] == "hello"
+    [started] = [line for line in output.read_text().splitlines() if line.startswith("MCP server for")]
+    assert started.endswith(
+        f"/mcp (no manifest: tool results are served unchecked; looked for {REPO / 'manifest' / 'fresh.yaml'})"
+    )
 
 
 def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:

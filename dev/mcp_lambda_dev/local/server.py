@@ -6,10 +6,12 @@ Hand-written on the standard library because no maintained package emulates API 
 `--reload` (make run RELOAD=1) restarts it on changes under src/, dev/ and manifest/ with watchfiles.
 
 One handler instance is one Lambda container: one request at a time, on one thread with one event loop.
-`--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers:
-each has its own app, breakers and rate counters; they share the session store (the first instance's embedded
-one, or DynamoDB). They also share the process's Logger, so under concurrency a line's Lambda-context keys may be
-a neighbour's (each tool-call line's own `request_id` is always right). A burst of connections queues in the
+`--workers n` (`WORKERS=n make run`) runs n independent instances of the handler module, like n warm containers
+(workers.py): each has its own app, breakers and rate counters; they share every store, as containers share
+DynamoDB: sessions, exactly-once records and tasks (embedded in memory by default, or the DynamoDB tables the
+settings name), and the business's own module-level state. They also share the process's Logger, so under
+concurrency a line's Lambda-context keys may be a neighbour's (each tool-call line's own `request_id` is always
+right). A burst of connections queues in the
 listen backlog instead of being reset.
 """
 
@@ -18,8 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -29,12 +29,12 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 from .. import log_format
@@ -43,8 +43,12 @@ from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
 from .lambda_service import LocalLambda
+from .ports import free_port_after
+from .workers import LambdaHandler, load_handlers
 
-LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+if TYPE_CHECKING:
+    from mcp_lambda.settings import Settings
+
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
 REPO = Path(__file__).resolve().parents[3]
@@ -206,36 +210,6 @@ class LocalServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def load_handlers(target: str, count: int) -> list[LambdaHandler]:
-    """`count` independent instances of the handler `module.function`: the module itself, then fresh copies of it
-    (each runs its module code again: its own app, as a new container would), all on the first one's session store
-    (the embedded memory store is one per app, and containers share their store as they share a table)."""
-    module_name, _, function_name = target.rpartition(".")
-    first = importlib.import_module(module_name)
-    handlers = [getattr(first, function_name)]
-    origin = importlib.util.find_spec(module_name)
-    import mcp_lambda.composition as composition
-
-    runtime = getattr(first, "runtime", None)
-    shared = runtime.sessions if isinstance(runtime, composition.Runtime) else None
-    building = composition.build_store
-    if shared is not None:
-        composition.build_store = lambda kind, settings: (  # type: ignore[assignment]
-            shared if kind == "sessions" else building(kind, settings)
-        )
-    try:
-        for index in range(1, count):
-            assert origin is not None and origin.origin is not None
-            spec = importlib.util.spec_from_file_location(f"{module_name}_worker{index}", origin.origin)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            handlers.append(getattr(module, function_name))
-    finally:
-        composition.build_store = building
-    return handlers
-
-
 def fail(message: str) -> NoReturn:
     """A start-up problem: one line naming it and the fix, and a non-zero exit (no traceback)."""
     print(f"make run: {message}", file=sys.stderr, flush=True)
@@ -264,21 +238,33 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     except ToolSignatureError as exc:
         fail(f"a tool cannot be served: {exc}")
     except ManifestError as exc:
-        first, more = exc.problems[0], len(exc.problems) - 1
-        extra = f" (and {more} more)" if more else ""
-        fail(f"invalid manifest: {first}{extra}; see them all with make manifest-lint MANIFEST={first.file}")
+        fail(exc.summary())
     return handlers
 
 
-def bind(host: str, port: int, handler_class: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+def bind(host: str, port: int) -> LocalServer:
+    """Listen on `host:port` before anything is built, so a port in use is the first and only thing said.
+
+    Connections that arrive before `serve` sets the request handler wait in the listen backlog.
+    """
     try:
-        return LocalServer((host, port), handler_class)
+        return LocalServer((host, port), BaseHTTPRequestHandler)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             fail(
-                f"port {port} on {host} is already in use; stop the other server or pick another: make run PORT={port + 1}"
+                f"port {port} on {host} is already in use; stop the other server or pick a free one: "
+                f"make run PORT={free_port_after(host, port)}"
             )
         fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another HOST or PORT")
+
+
+def unchecked_note(settings: Settings) -> str:
+    """What the start-up line adds for a business no manifest describes (it is served unchecked)."""
+    from mcp_lambda.app import manifest_path
+    from mcp_lambda.composition import load_business
+
+    path = manifest_path(settings, load_business(settings.business))
+    return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"
 
 
 def serve(
@@ -286,19 +272,20 @@ def serve(
 ) -> None:
     from mcp_lambda.settings import SettingsError, get_settings
 
+    server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
     invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
     invoke_api.configure_environment()
     try:
-        settings = get_settings()
-    except SettingsError as exc:
-        invoke_api.stop()
-        fail(f"{exc}; fix the variable in your environment (README: Configuration)")
-    try:
+        try:
+            settings = get_settings()
+        except SettingsError as exc:
+            fail(f"{exc}; fix the variable in your environment (README: Configuration)")
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
+        server.server_close()
         invoke_api.stop()
         raise
     invoke_api.handler = handlers[0]
@@ -311,13 +298,12 @@ def serve(
         log_level=logging.getLogger(settings.business).getEffectiveLevel(),
         remap_www_authenticate=remap_www_authenticate,
     )
-    try:
-        server = bind(host, port, make_request_handler(Containers(handlers), gateway))
-    except SystemExit:
-        invoke_api.stop()
-        raise
+    server.RequestHandlerClass = make_request_handler(Containers(handlers), gateway)
     many = f" ({workers} workers)" if workers > 1 else ""
-    print(f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}", flush=True)
+    print(
+        f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}{unchecked_note(settings)}",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from ..errors import StartupError
 
+MISSING_FILE = "missing-file"  # MANIFEST_DIR lacks the business's manifest while a default location has it
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -30,6 +32,19 @@ class ManifestError(StartupError, ValueError):
         self.problems = list(problems)
         lines = "\n".join(str(problem) for problem in self.problems)
         super().__init__(f"manifest has {len(self.problems)} problem(s):\n{lines}")
+
+    def summary(self) -> str:
+        """One line for a command that refuses to go on: the first problem, how many more, where to see them all.
+
+        Returns:
+            E.g. `invalid manifest: <problem> (and 2 more); see them all with make manifest-lint MANIFEST=<file>`,
+            or for a missing file `no manifest at <file>: <what to do>`.
+        """
+        first, more = self.problems[0], len(self.problems) - 1
+        if first.rule == MISSING_FILE:
+            return f"no manifest at {first.file}: {first.message}"
+        extra = f" (and {more} more)" if more else ""
+        return f"invalid manifest: {first}{extra}; see them all with make manifest-lint MANIFEST={first.file}"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

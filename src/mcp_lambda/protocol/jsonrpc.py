@@ -59,6 +59,36 @@ def service_unavailable(message: str, retry_after_seconds: int) -> RpcError:
     )
 
 
+SHOWN_CHARACTERS = 64  # of a client's value quoted in an error message
+
+
+def shown(value: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """A client's value as an error message may quote it: in double quotes, cut to `limit` characters (then `…`),
+    with quotes, backslashes and every unprintable character (control, format, line separators, lone surrogates)
+    escaped, so the message stays one printable line whatever the client sent.
+
+    Args:
+        value: What the client sent.
+        limit: The most characters of it to show.
+
+    Returns:
+        The quoted, escaped text, e.g. `"search_products"`.
+    """
+    escaped = "".join(_escape(character) for character in value[:limit])
+    return f'"{escaped}"' + ("…" if len(value) > limit else "")
+
+
+def _escape(character: str) -> str:
+    if character in '"\\':
+        return "\\" + character
+    if character.isprintable():
+        return character
+    code = ord(character)
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character) or (
+        f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    )
+
+
 def error_response(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
 

@@ -12,6 +12,7 @@ from ..tools.context import LOG_LEVELS
 from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, system_error
 from .features import FeatureMethods
 from .jsonrpc import (
+    HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -25,6 +26,7 @@ from .jsonrpc import (
     recover_id,
     result_response,
     service_unavailable,
+    shown,
 )
 from .methods import ToolMethods
 from .params import check_depth
@@ -38,7 +40,7 @@ from .scope import (
     error_outbound,
     idempotency_key_of,
 )
-from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, negotiate_legacy
+from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, body_version, negotiate_legacy
 
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
@@ -54,6 +56,26 @@ def store_unavailable(exc: SessionStoreUnavailable) -> RpcError:
 
 def session_not_found() -> RpcError:
     return RpcError(SESSION_NOT_FOUND, "Session not found", http_status=404)
+
+
+def missing_version_header(inbound: Inbound) -> RpcError | None:
+    """What a sessionless request routed here really lacks when its body shows 2026-07-28 (`params._meta` names
+    the revision): the MCP-Protocol-Version header that routes it to that era, not a session. None otherwise."""
+    version = body_version(inbound.body) if inbound.channel.header_layer else None
+    if version is None:
+        return None
+    header = inbound.header("mcp-protocol-version")
+    if header is None:
+        message = (
+            f"Bad Request: MCP-Protocol-Version header is required: the body's params._meta names protocol "
+            f"version {shown(version)}; send it as the MCP-Protocol-Version header too (and Mcp-Method)"
+        )
+    else:
+        message = (
+            f"Header mismatch: MCP-Protocol-Version header {shown(header)} does not match the body's "
+            f"params._meta protocol version {shown(version)}"
+        )
+    return RpcError(HEADER_MISMATCH, message, http_status=400)
 
 
 class LegacyEra:
@@ -232,7 +254,7 @@ class LegacyEra:
     def _session(self, inbound: Inbound, touch: bool = True) -> Session:
         session_id = inbound.channel.session_id(inbound)
         if not session_id:
-            raise inbound.channel.session_required()
+            raise missing_version_header(inbound) or inbound.channel.session_required()
         if not SESSION_ID_SHAPE.fullmatch(session_id):
             # Never one of ours (and never sent to the store, whose key limits would turn it into a 5xx).
             raise session_not_found()

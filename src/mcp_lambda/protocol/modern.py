@@ -20,12 +20,13 @@ from .jsonrpc import (
     parse_message,
     recover_id,
     result_response,
+    shown,
 )
 from .methods import ToolMethods
 from .rounds import Rounds
 from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound, idempotency_key_of
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
-from .versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .versions import LEGACY_VERSIONS, META_VERSION, MODERN_VERSIONS
 from .wire_tables import (
     CACHEABLE_METHODS,
     HTTP_STATUS_OF_CODE,
@@ -33,7 +34,6 @@ from .wire_tables import (
     TASK_NAME_BEARING_METHODS,
 )
 
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
@@ -242,8 +242,14 @@ def decode_header_value(value: str) -> str:
 def _require_header(inbound: Inbound, name: str, expected: str, encoded: bool = False) -> None:
     value = inbound.header(name)
     if value is None:
-        raise RpcError(HEADER_MISMATCH, f"Header mismatch: {name} header is required and must equal the body")
+        raise RpcError(
+            HEADER_MISMATCH,
+            f"Header mismatch: {name} header is required and must equal the request body's {shown(expected)}",
+        )
     if encoded:
         value = decode_header_value(value)
     if value != expected:
-        raise RpcError(HEADER_MISMATCH, f"Header mismatch: {name} header does not match the request body")
+        raise RpcError(
+            HEADER_MISMATCH,
+            f"Header mismatch: {name} header {shown(value)} does not match the request body's {shown(expected)}",
+        )

@@ -8,6 +8,8 @@ LATEST_LEGACY_VERSION = "2025-11-25"
 # Streamable HTTP: a server MAY assume 2025-03-26 when a legacy request carries no version header.
 HEADERLESS_VERSION = "2025-03-26"
 BATCH_VERSIONS = ("2025-03-26",)
+# Where a 2026-07-28 body names its revision (a session-era body never carries it).
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
 
 
 def is_legacy_header(value: str | None) -> bool:
@@ -18,3 +20,18 @@ def is_legacy_header(value: str | None) -> bool:
 def negotiate_legacy(requested: object) -> str:
     """initialize's version negotiation: echo a supported revision, otherwise offer the latest legacy one."""
     return requested if isinstance(requested, str) and requested in LEGACY_VERSIONS else LATEST_LEGACY_VERSION
+
+
+def body_version(body: object) -> str | None:
+    """The revision a 2026-07-28 body names in `params._meta`, when it names one beyond the session revisions.
+
+    Args:
+        body: The parsed JSON body.
+
+    Returns:
+        The `params._meta` protocol version, or None when the body does not show the 2026-07-28 era.
+    """
+    params = body.get("params") if isinstance(body, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) and version not in LEGACY_VERSIONS else None

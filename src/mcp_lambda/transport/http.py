@@ -141,7 +141,7 @@ class McpEndpoint:
             return refused(failure, await peek_request_id(request))
         body: Any = None
         if request.method == "POST":
-            rejected = self._check_post_headers(headers)
+            rejected = await self._check_post_headers(request, headers)
             if rejected is not None:
                 return rejected
             raw = await request.body()
@@ -166,15 +166,14 @@ class McpEndpoint:
         )
         return await self.server.handle(inbound)
 
-    def _check_post_headers(self, headers: dict[str, str]) -> Response | None:
+    async def _check_post_headers(self, request: Request, headers: dict[str, str]) -> Response | None:
+        """The refusal of a POST on its headers alone (echoing the body's id where it can be read), or None."""
         if not accepts_json(headers.get("accept")):
-            return http_error(
-                406, INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json"
-            )
+            message = "Not Acceptable: the Accept header must allow application/json"
+            return http_error(406, INVALID_REQUEST, message, request_id=await peek_request_id(request))
         if not is_json_content_type(headers.get("content-type")):
-            return http_error(
-                415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
-            )
+            message = "Unsupported Media Type: Content-Type must be application/json"
+            return http_error(415, INVALID_REQUEST, message, request_id=await peek_request_id(request))
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.settings.max_body_bytes:
             return self._too_large()

@@ -161,9 +161,13 @@ def test_json_format_prints_one_object_and_exits_0(capsys: pytest.CaptureFixture
     assert set(json.loads(capsys.readouterr().out)) == REPORT_KEYS
 
 
-def test_an_unknown_tool_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--business", "demo", "--tool", "no_such_tool"]) == 1
-    assert "JSON-RPC error" in capsys.readouterr().out
+def test_an_unknown_tool_exits_2_naming_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--business", "demo", "--tool", "no_such_tool"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert printed.err.startswith(
+        "simulate: business 'demo' has no tool 'no_such_tool'; known: search_routes, "
+    )
 
 
 def test_a_result_that_breaks_the_manifest_is_reported_and_exits_1(
