@@ -23,6 +23,7 @@ from .settings import Settings
 from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
+from .tools.fingerprints import LogFingerprints
 from .transport import McpEndpoint, http_error
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ def create_server(
         platform_api=PlatformApiClient.from_settings(settings, logger, http),
         http=http,
     )
-    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
+    fingerprints = LogFingerprints.from_settings(settings, services.secrets, logger)
+    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map, fingerprints)
     idempotency = idempotency or build_idempotency_store(settings)
     return McpServer.create(
         business,

@@ -3,6 +3,8 @@ first call's result without running the tool again; what is stored, what is not,
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import json
 import logging
@@ -42,6 +44,8 @@ from mcp_lambda.tools import (
 )
 from mcp_lambda_dev.local.events import LocalContext
 
+LOG_KEY = "log-fingerprint-key-of-these-tests"
+
 
 @pytest.fixture
 def ledger() -> Ledger:
@@ -56,7 +60,8 @@ def store() -> MemoryIdempotencyStore:
 @pytest.fixture
 def client(ledger: Ledger, store: MemoryIdempotencyStore) -> LambdaClient:
     business = exactly_once_business(ledger)
-    runtime = build_runtime(Settings(business=business.name), business, MemorySessionStore(), store)
+    settings = Settings(business=business.name, log_fingerprint_key=LOG_KEY)
+    runtime = build_runtime(settings, business, MemorySessionStore(), store)
     return LambdaClient(lambda_handler(runtime))
 
 
@@ -372,7 +377,11 @@ def test_a_replay_is_logged_as_replayed_with_a_fingerprint_and_never_the_key(
     fingerprints = {line["key_fingerprint"] for line in lines}
     assert len(fingerprints) == 1 and len(next(iter(fingerprints))) == 12
     (record_id,) = store.records
-    assert record_id.startswith("mcp-oncebiz#") and record_id.endswith(next(iter(fingerprints)))
+    assert record_id.startswith("mcp-oncebiz#")
+    # Keyed (the key holds the principal): not the record hash's tail, but whoever holds the key finds the record.
+    record_hash = record_id.removeprefix("mcp-oncebiz#")
+    assert not record_id.endswith(next(iter(fingerprints)))
+    assert fingerprints == {hmac.new(LOG_KEY.encode(), record_hash.encode(), hashlib.sha256).hexdigest()[:12]}
     assert all(line["key_source"] == "Idempotency-Key" for line in lines if "key_source" in line)
     assert "jane" not in json.dumps(lines) and "jane" not in record_id
 
