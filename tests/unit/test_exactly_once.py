@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import io
 import json
-import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -26,11 +22,11 @@ from tests.support.exactly_once import (
     tool_result,
 )
 from tests.support.lambda_client import META_CAPABILITIES, LambdaClient, LegacyClient, modern_headers
+from tests.support.log_capture import captured_lines
 
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.observability import get_logger
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import (
@@ -63,20 +59,6 @@ def client(ledger: Ledger, store: MemoryIdempotencyStore) -> LambdaClient:
     settings = Settings(business=business.name, log_fingerprint_key=LOG_KEY)
     runtime = build_runtime(settings, business, MemorySessionStore(), store)
     return LambdaClient(lambda_handler(runtime))
-
-
-@contextmanager
-def captured_lines(service: str) -> Iterator[list[dict[str, Any]]]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(get_logger(service).registered_formatter)
-    logging.getLogger(service).addHandler(handler)
-    lines: list[dict[str, Any]] = []
-    try:
-        yield lines
-    finally:
-        logging.getLogger(service).removeHandler(handler)
-        lines.extend(json.loads(line) for line in stream.getvalue().splitlines() if line.strip())
 
 
 # --- the key's first use and its retries ----------------------------------------------------------------------

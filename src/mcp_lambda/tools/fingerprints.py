@@ -92,7 +92,8 @@ class LogFingerprints:
                 raise SecretUnavailable(SECRET_NAME, "not configured", "nowhere: no secret source")
             key = self._secrets.get(SECRET_NAME)  # registered for redaction by the source
             if len(key) < MIN_KEY_CHARS:
-                raise SecretUnavailable(SECRET_NAME, f"too short (fewer than {MIN_KEY_CHARS} characters)")
+                reason = f"too short (fewer than {MIN_KEY_CHARS} characters)"
+                raise SecretUnavailable(SECRET_NAME, reason, f"the business secret '{SECRET_NAME}'")
             return key.encode("utf-8", "surrogatepass")
         except SecretUnavailable as missing:
             if self._environment != "local" and self._logger is not None:
