@@ -19,6 +19,7 @@ from mcp_lambda.caller import principal_of
 from mcp_lambda.secrets import SecretUnavailable
 from mcp_lambda.settings import Settings, SettingsError
 from mcp_lambda.testing import Identity, authorizer_context
+from mcp_lambda.tools import fingerprints as fingerprints_module
 from mcp_lambda.tools.fingerprints import LogFingerprints
 
 ISSUER = "https://issuer.example"
@@ -27,12 +28,17 @@ OTHER_KEY = "fingerprint-key-" + "o" * 24
 
 
 class DictSecrets:
-    """A business secret source holding the given values."""
+    """A business secret source holding the given values; `down` answers are "unavailable" first."""
 
-    def __init__(self, values: dict[str, str]) -> None:
+    def __init__(self, values: dict[str, str], down: int = 0) -> None:
         self.values = values
+        self.down = down
+        self.lookups = 0
 
     def get(self, name: str) -> str:
+        self.lookups += 1
+        if self.lookups <= self.down:
+            raise SecretUnavailable(name, "unavailable")
         if name not in self.values:
             raise SecretUnavailable(name, "missing", "the test's secrets")
         return self.values[name]
@@ -108,6 +114,23 @@ def test_without_a_usable_key_each_container_has_its_own_and_says_so_once(
     assert mine[0] == mine[1], "stable within one container"
     assert theirs != mine[0], "another container's random key"
     assert "k7Q9x" not in json.dumps(lines)
+
+
+def test_a_missing_key_is_looked_up_once_an_unreachable_one_again_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    missing = DictSecrets({})
+    fingerprints = LogFingerprints(secrets_source=missing)
+    assert fingerprints.of("p") == fingerprints.of("p") and missing.lookups == 1
+
+    unreachable = DictSecrets({"log_fingerprint_key": KEY}, down=1)
+    waiting = LogFingerprints(secrets_source=unreachable)
+    stand_in = waiting.of("p")
+    assert waiting.of("p") == stand_in and unreachable.lookups == 1, "not asked again within the minute"
+    monkeypatch.setattr(fingerprints_module, "RETRY_SECONDS", 0.0)
+    recovering = LogFingerprints(secrets_source=DictSecrets({"log_fingerprint_key": KEY}, down=1))
+    assert recovering.of("p") != keyed(KEY, "p")
+    assert recovering.of("p") == keyed(KEY, "p"), "the real key once the service answers"
 
 
 def test_locally_a_missing_key_is_not_warned_about() -> None:
