@@ -24,6 +24,7 @@ from .stores import build_store
 from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
+from .tools.fingerprints import LogFingerprints
 from .transport import McpEndpoint, http_error
 
 if TYPE_CHECKING:
@@ -124,7 +125,8 @@ def create_server(
         platform_api=PlatformApiClient.from_settings(settings, logger, http),
         http=http,
     )
-    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map)
+    fingerprints = LogFingerprints.from_settings(settings, services.secrets, logger)
+    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map, fingerprints)
     idempotency = idempotency or build_store("idempotency", settings)
     return McpServer.create(
         business,

@@ -3,7 +3,6 @@ of state is scoped by, and the RFC 6750 challenges that tell a client how to aut
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -14,19 +13,46 @@ from urllib.parse import quote
 
 # RFC 6749 §3.3 scope-token: printable ASCII except space, '"' and '\'.
 SCOPE_TOKEN = re.compile(r"^[\x21\x23-\x5b\x5d-\x7e]+$")
+# The claims naming the application a token was issued to, in order: OIDC's `azp`, then RFC 9068's `client_id`.
+CLIENT_CLAIMS = ("azp", "client_id")
 
 
-def principal_of(kind: str, issuer: str | None, subject: str) -> str:
-    """An unambiguous encoding of (authorizer kind, issuer, subject).
+def principal_of(kind: str, issuer: str | None, subject: str, client: str | None = None) -> str:
+    """An unambiguous encoding of (authorizer kind, issuer, subject[, client]).
 
     Each part is percent-encoded, so the `:` separators never occur inside one: issuer "https://a|x" with subject
     "y" differs from issuer "https://a" with subject "x|y", and a JWT `sub` never equals a Lambda authorizer's
-    principal of the same name.
+    principal of the same name. With `client` (PRINCIPAL_BINDING=user_and_client) there is a fourth part, so a
+    user's principal under one application never equals its principal under another, nor its user-only one.
+
+    Args:
+        kind: Who vouched for the caller ("jwt" or "lambda").
+        issuer: The token's issuer, if any.
+        subject: The token's `sub` (a Lambda authorizer's `principalId`).
+        client: The application the principal is also bound to; None binds it to the user alone.
+
+    Returns:
+        The principal string sessions, tasks, exactly-once records and `requestState` are keyed by.
     """
+    parts = (kind, issuer or "", subject) if client is None else (kind, issuer or "", subject, client)
     # Bytes with surrogatepass: a claim may hold a lone surrogate ("\ud800" is valid JSON), never a 500.
-    return ":".join(
-        quote(part.encode("utf-8", "surrogatepass"), safe="") for part in (kind, issuer or "", subject)
-    )
+    return ":".join(quote(part.encode("utf-8", "surrogatepass"), safe="") for part in parts)
+
+
+def client_of(claims: Mapping[str, Any]) -> str | None:
+    """The application a token was issued to: its `azp`, else its `client_id`; None when it names neither.
+
+    Args:
+        claims: The token's claims (or an API Gateway authorizer's claims or Lambda context).
+
+    Returns:
+        The client id; None when no claim names one.
+    """
+    for name in CLIENT_CLAIMS:
+        value = claims.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:
@@ -48,7 +74,10 @@ class Caller:
 
     `kind` says who vouched for it ("jwt": a verified bearer JWT, by this function or the HTTP API's JWT
     authorizer; "lambda": a Lambda authorizer). `claims` holds only the claims named by AUTH_CALLER_CLAIMS.
-    Neither the claims nor the subject are ever logged: log lines carry `fingerprint`.
+    `client` is the application the token was issued to (`azp`, else `client_id`), when it names one;
+    `binds_client` (PRINCIPAL_BINDING=user_and_client) makes it part of the principal. Neither the claims, the
+    subject nor the principal are ever logged: log lines carry a keyed fingerprint of the principal
+    (`tools.fingerprints.LogFingerprints`).
     """
 
     kind: str
@@ -56,19 +85,18 @@ class Caller:
     issuer: str | None = None
     scopes: frozenset[str] = frozenset()
     claims: Mapping[str, Any] = field(default_factory=dict)
+    client: str | None = None
+    binds_client: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "claims", MappingProxyType(dict(self.claims)))
 
     @cached_property
     def principal(self) -> str:
-        """What sessions, exactly-once records, tasks and `requestState` are bound to."""
-        return principal_of(self.kind, self.issuer, self.subject)
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """A stable hash of the principal, for log lines: correlates one caller's requests, names nobody."""
-        return hashlib.sha256(self.principal.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        """What sessions, exactly-once records, tasks and `requestState` are bound to: the user, and with
+        `binds_client` the application too (a token naming no client is then its own, client-less one)."""
+        client = (self.client or "") if self.binds_client else None
+        return principal_of(self.kind, self.issuer, self.subject, client)
 
     def has_scopes(self, required: Collection[str]) -> bool:
         return set(required) <= self.scopes

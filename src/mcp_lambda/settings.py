@@ -100,6 +100,13 @@ class Settings(BaseSettings):
     auth_scope_prefix: str = ""
     # The token claims a tool may read in ctx.caller.claims (never logged).
     auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = ("client_id", "azp", "email", "name")
+    # What state is bound to: "user" (iss + sub: a user's sessions, tasks and exactly-once records are the same
+    # from every application it signs in with) or "user_and_client" (also the token's azp, else client_id: another
+    # application's token for the same user reaches none of it). Changing it orphans the state stored before.
+    principal_binding: Literal["user", "user_and_client"] = "user"
+    # HMAC key of the identity fingerprints in log lines (`caller`, `key_fingerprint`); else the business secret
+    # `log_fingerprint_key`; else a random key per container. Never logged; nothing stored depends on it.
+    log_fingerprint_key: str | None = Field(None, min_length=16, repr=False)
     # The public MCP URL (https://host/mcp); else derived from the API Gateway event's domain and stage.
     public_url: str | None = Field(None, pattern=r"^https?://[^/\s]+/\S*$")
     # Each invocation's deadline: the earlier of the Lambda context's remaining time and this, less the margin

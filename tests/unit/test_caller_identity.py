@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import socket
 from typing import Any
 
@@ -12,7 +11,7 @@ from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient
 
 import businesses.demo as demo
 from mcp_lambda.auth import bearer_token
-from mcp_lambda.caller import Caller, bearer_challenge, principal_of, scopes_of
+from mcp_lambda.caller import bearer_challenge, principal_of, scopes_of
 from mcp_lambda.settings import Settings, SettingsError
 from mcp_lambda.tools import Business, ToolContext, ToolResult, ToolSignatureError, execution_result, tool
 
@@ -69,13 +68,6 @@ def test_a_lone_surrogate_in_a_claim_is_encoded_not_a_500(gateway: LambdaClient)
     assert principal_of("jwt", "https://i", "\ud800") == "jwt:https%3A%2F%2Fi:%ED%A0%80"
     reply = _call(gateway, "hello", jwt_authorizer("\ud800", scope="x"))
     assert reply.status == 200
-
-
-def test_the_fingerprint_is_a_hash_of_the_principal_not_the_subject() -> None:
-    caller = Caller(kind="jwt", subject="alice", issuer=ISSUER)
-    assert re.fullmatch(r"[0-9a-f]{16}", caller.fingerprint)
-    assert caller.fingerprint != Caller(kind="lambda", subject="alice").fingerprint
-    assert "alice" not in repr(caller.fingerprint)
 
 
 def test_scopes_come_from_scope_or_scp() -> None:

@@ -3,12 +3,10 @@ first call's result without running the tool again; what is stored, what is not,
 
 from __future__ import annotations
 
-import io
+import hashlib
+import hmac
 import json
-import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -24,11 +22,11 @@ from tests.support.exactly_once import (
     tool_result,
 )
 from tests.support.lambda_client import META_CAPABILITIES, LambdaClient, LegacyClient, modern_headers
+from tests.support.log_capture import captured_lines
 
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.observability import get_logger
 from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import (
@@ -41,6 +39,8 @@ from mcp_lambda.tools import (
     tool,
 )
 from mcp_lambda_dev.local.events import LocalContext
+
+LOG_KEY = "log-fingerprint-key-of-these-tests"
 
 
 @pytest.fixture
@@ -56,22 +56,9 @@ def store() -> MemoryIdempotencyStore:
 @pytest.fixture
 def client(ledger: Ledger, store: MemoryIdempotencyStore) -> LambdaClient:
     business = exactly_once_business(ledger)
-    runtime = build_runtime(Settings(business=business.name), business, MemorySessionStore(), store)
+    settings = Settings(business=business.name, log_fingerprint_key=LOG_KEY)
+    runtime = build_runtime(settings, business, MemorySessionStore(), store)
     return LambdaClient(lambda_handler(runtime))
-
-
-@contextmanager
-def captured_lines(service: str) -> Iterator[list[dict[str, Any]]]:
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(get_logger(service).registered_formatter)
-    logging.getLogger(service).addHandler(handler)
-    lines: list[dict[str, Any]] = []
-    try:
-        yield lines
-    finally:
-        logging.getLogger(service).removeHandler(handler)
-        lines.extend(json.loads(line) for line in stream.getvalue().splitlines() if line.strip())
 
 
 # --- the key's first use and its retries ----------------------------------------------------------------------
@@ -372,7 +359,11 @@ def test_a_replay_is_logged_as_replayed_with_a_fingerprint_and_never_the_key(
     fingerprints = {line["key_fingerprint"] for line in lines}
     assert len(fingerprints) == 1 and len(next(iter(fingerprints))) == 12
     (record_id,) = store.records
-    assert record_id.startswith("mcp-oncebiz#") and record_id.endswith(next(iter(fingerprints)))
+    assert record_id.startswith("mcp-oncebiz#")
+    # Keyed (the key holds the principal): not the record hash's tail, but whoever holds the key finds the record.
+    record_hash = record_id.removeprefix("mcp-oncebiz#")
+    assert not record_id.endswith(next(iter(fingerprints)))
+    assert fingerprints == {hmac.new(LOG_KEY.encode(), record_hash.encode(), hashlib.sha256).hexdigest()[:12]}
     assert all(line["key_source"] == "Idempotency-Key" for line in lines if "key_source" in line)
     assert "jane" not in json.dumps(lines) and "jane" not in record_id
 

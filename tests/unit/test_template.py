@@ -6,7 +6,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
@@ -255,6 +255,16 @@ def test_the_auth_mode_defaults_to_todays_behaviour_and_reaches_the_function(
     for mode in ("none", "jwt", "apigateway"):
         settings = Settings.from_env({"AUTH_MODE": mode, "AUTH_ISSUER": "https://idp.example"})
         assert settings.auth_mode == mode
+
+
+def test_the_principal_binding_is_a_parameter_with_the_settings_values_and_default(
+    template: dict[str, Any], function: dict[str, Any]
+) -> None:
+    parameter = template["Parameters"]["PrincipalBinding"]
+    setting = Settings.model_fields["principal_binding"]
+    assert set(parameter["AllowedValues"]) == set(get_args(setting.annotation))
+    assert parameter["Default"] == setting.default == "user"
+    assert function["Environment"]["Variables"]["PRINCIPAL_BINDING"] == {"Ref": "PrincipalBinding"}
 
 
 def test_api_throttles_every_route_and_logs_access(template: dict[str, Any]) -> None:

@@ -8,6 +8,8 @@
 In both protecting modes a refusal is a 401 whose `WWW-Authenticate` names the Protected Resource Metadata URL;
 it carries `error="invalid_token"` only when the request offered a bearer token (RFC 6750 §3.1: a request with no
 authentication information, or another scheme, gets no error code).
+With PRINCIPAL_BINDING=user_and_client the caller's principal names its application too (`azp`, else
+`client_id`), and in those modes a caller whose token names no application is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..caller import Caller, RequestAuth, bearer_challenge, scopes_of, without_prefix
+from ..caller import Caller, RequestAuth, bearer_challenge, client_of, scopes_of, without_prefix
 from ..settings import Settings, SettingsError
 from .errors import AuthFailure
 from .metadata import metadata_url, protected_resource_metadata, resource_url
@@ -29,6 +31,9 @@ from .tokens import JwtVerifier, selected_claims
 # RFC 6750 §2.1: `Bearer <b64token>`.
 BEARER = re.compile(r"^bearer +([A-Za-z0-9\-._~+/]+=*)$", re.IGNORECASE)
 MAX_TOKEN_LENGTH = 16 * 1024
+NO_CLIENT_REASON = (
+    "the access token names no client (azp or client_id), and this server binds state to the client"
+)
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -57,6 +62,7 @@ def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = 
             issuer=issuer if isinstance(issuer, str) and issuer else None,
             scopes=frozenset(granted),
             claims=selected_claims(claims, exposed_claims),
+            client=client_of(claims),
         )
     context = _mapping(authorizer.get("lambda"))
     principal = context.get("principalId")
@@ -66,6 +72,7 @@ def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = 
             subject=principal,
             scopes=scopes_of(context),
             claims=selected_claims(context, exposed_claims),
+            client=client_of(context),
         )
     return None
 
@@ -92,6 +99,7 @@ class Authenticator:
         self.issuer = settings.auth_issuer or ""
         self.exposed_claims = settings.auth_caller_claims
         self.scope_prefix = settings.auth_scope_prefix
+        self.binds_client = settings.principal_binding == "user_and_client"
         if self.mode == "jwt" and verifier is None:
             require_jwt_support()
             verifier = JwtVerifier(self.issuer, settings.auth_jwks_url, self.exposed_claims)
@@ -110,27 +118,34 @@ class Authenticator:
             return RequestAuth(caller, bearer_token(authorization) if caller else None)
         resource = resource_url(self.settings, request)
         protected = metadata_url(resource)
+        offered = offers_bearer(authorization)  # whether the request carried authentication information
         try:
             token = bearer_token(authorization)
             if self.mode == "apigateway":
                 caller = authorizer_caller(event, self.exposed_claims)
                 if caller is None:
                     raise AuthFailure("no authenticated caller: the API Gateway authorizer passed no claims")
+                offered = True  # the authorizer validated a token: a refusal now is of that token
             else:
                 if token is None:
                     raise AuthFailure(_missing_token_reason(authorization))
                 assert self.verifier is not None
                 caller = self.verifier.verify(token, self.settings.auth_audience or (resource,))
+            if self.binds_client and caller.client is None:
+                raise AuthFailure(NO_CLIENT_REASON)
         except AuthFailure as failure:
-            failure.headers = _refusal_headers(failure, protected, offers_bearer(authorization))
+            failure.headers = _refusal_headers(failure, protected, offered)
             raise
         return RequestAuth(self._named(caller), token, protected, self.scope_prefix)
 
     def _named(self, caller: Caller | None) -> Caller | None:
-        """The caller with its scopes as tools name them (AUTH_SCOPE_PREFIX taken off)."""
-        if caller is None or not self.scope_prefix:
-            return caller
-        return replace(caller, scopes=without_prefix(caller.scopes, self.scope_prefix))
+        """The caller with its scopes as tools name them (AUTH_SCOPE_PREFIX taken off), bound to its
+        application when PRINCIPAL_BINDING says so."""
+        if caller is None:
+            return None
+        if self.scope_prefix:
+            caller = replace(caller, scopes=without_prefix(caller.scopes, self.scope_prefix))
+        return replace(caller, binds_client=True) if self.binds_client else caller
 
     def metadata(self, request: Request, scopes: Sequence[str], name: str | None) -> dict[str, Any]:
         """The Protected Resource Metadata, scopes named as the issuer names them (with AUTH_SCOPE_PREFIX)."""

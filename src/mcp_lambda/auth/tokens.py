@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..caller import Caller, scopes_of
+from ..caller import Caller, client_of, scopes_of
 from .errors import AuthFailure, unavailable
 from .issuer import FETCH_TIMEOUT_SECONDS, fetch_json
 
@@ -102,6 +102,7 @@ class JwtVerifier:
             issuer=self.issuer,
             scopes=scopes_of(claims),
             claims=selected_claims(claims, self.exposed_claims),
+            client=client_of(claims),
         )
 
     def _signing_key(self, kid: Any) -> PyJWK:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..aws import failure_reason
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
 from ..tools.executor import ToolExecutor
+from ..tools.fingerprints import LogFingerprints
 from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
 from .stores import IdempotencyStore
 
@@ -61,11 +62,14 @@ class _Claim:
     source: str
 
     @property
-    def fingerprint(self) -> str:
-        # The tail of the record's own hash (Powertools: sha256 of the sorted-keys JSON of the key): it finds the
-        # record and joins the log lines of a call and its replays without logging the caller's key.
-        digest = hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
-        return digest[-FINGERPRINT_CHARS:]
+    def record_hash(self) -> str:
+        """The record's own hash (Powertools: sha256 of the sorted-keys JSON of the key)."""
+        return hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
+
+    def fingerprint(self, fingerprints: LogFingerprints) -> str:
+        """Joins the log lines of a call and its replays without logging the key: keyed, because the key holds
+        the principal and the logged tool name and tool_call_id, which would let a reader test a guessed one."""
+        return fingerprints.of(self.record_hash, FINGERPRINT_CHARS)
 
 
 class _Invocation:
@@ -109,7 +113,8 @@ class ExactlyOnce:
         from . import claims  # Powertools Idempotency (and boto3): loaded by the first keyed call
 
         started = time.perf_counter()
-        fields: dict[str, Any] = {"key_fingerprint": claim.fingerprint, "key_source": claim.source}
+        fingerprint = claim.fingerprint(self.executor.fingerprints)
+        fields: dict[str, Any] = {"key_fingerprint": fingerprint, "key_source": claim.source}
         handler = claims.ClaimHandler(
             claim.payload,
             claim.expires_after_seconds,

@@ -31,6 +31,7 @@ from ..observability import (
     summarize_arguments,
 )
 from .context import SecretUnavailable, ToolContext
+from .fingerprints import LogFingerprints
 from .inputs import InputRequired
 from .rate_limits import RateLimited, RateLimits
 from .results import (
@@ -175,9 +176,12 @@ class ToolExecutor:
         result_check: ResultCheck | None = None,
         telemetry: ToolTelemetry | NoTelemetry | None = None,
         error_map: ErrorMap | None = None,
+        fingerprints: LogFingerprints | None = None,
     ) -> None:
         self.result_check = result_check
         self.telemetry = telemetry or NoTelemetry()
+        # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
+        self.fingerprints = fingerprints or LogFingerprints()
         business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
         self.rate_limits = RateLimits()  # per container
@@ -199,7 +203,7 @@ class ToolExecutor:
     ) -> Executed:
         """Run the tool; the result and how the call ended (`log_fields` join both log lines)."""
         with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
-            call = _Call(spec, ctx, log_fields)
+            call = _Call(spec, ctx, self.fingerprints, log_fields)
             call.started_line(arguments)
             result: ToolResult | InputRequired
             try:
@@ -229,7 +233,7 @@ class ToolExecutor:
         """A call answered without running the tool (replayed, or refused by the exactly-once store): logged and
         counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began."""
         with self.telemetry.tool_call(spec.name) as record:
-            call = _Call(spec, ctx, log_fields, started)
+            call = _Call(spec, ctx, self.fingerprints, log_fields, started)
             call.started_line(arguments)
             structured = result.structured_content
             code = structured.get("code") if result.is_error and isinstance(structured, dict) else 0
@@ -252,12 +256,12 @@ class ToolExecutor:
         try:
             value = await _invoke(gate, arguments, ctx)
         except Exception as exc:
-            call = _Call(spec, ctx)
+            call = _Call(spec, ctx, self.fingerprints)
             call.started_line(arguments)
             return call.failed(self.rule_for(exc), exc)
         if value is None:
             return None
-        call = _Call(spec, ctx)
+        call = _Call(spec, ctx, self.fingerprints)
         call.started_line(arguments)
         return self._settle(call, value)
 
@@ -298,6 +302,7 @@ class _Call:
         self,
         spec: ToolSpec,
         ctx: ToolContext,
+        fingerprints: LogFingerprints,
         fields: Mapping[str, Any] | None = None,
         started: float | None = None,
     ) -> None:
@@ -316,8 +321,8 @@ class _Call:
         if ctx.tool_call_id:
             self.base["tool_call_id"] = ctx.tool_call_id
         self.base.update(fields or {})
-        if ctx.caller is not None:  # a hash of the principal: never the token, the subject or a claim
-            self.base["caller"] = ctx.caller.fingerprint
+        if ctx.caller is not None:  # a keyed hash of the principal: never the token, the subject or a claim
+            self.base["caller"] = fingerprints.of(ctx.caller.principal)
         if ctx.task_id:
             self.base["task_id"] = ctx.task_id
 
