@@ -30,7 +30,7 @@ def next_steps(name: str) -> list[tuple[str, str]]:
         (f".venv/bin/python -m pytest tests/businesses/{name}", "its tests (make test runs every test)"),
         (f"make run BUSINESS={name}", "serve it at http://127.0.0.1:3000/mcp"),
         (
-            f"make simulate BUSINESS={name} TOOL=find_items ARGS='{{\"keyword\": \"canvas\"}}'",
+            f'make simulate BUSINESS={name} TOOL=find_items ARGS=\'{{"keyword": "canvas"}}\'',
             "one call, shown as the platform would",
         ),
         (f"make events BUSINESS={name}", "record its conversations again after a deliberate change"),

@@ -11,12 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.unit.test_business_test_imports import forbidden_imports
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-PACKAGE, MANIFEST, TESTS, EVENTS = "src/businesses/shop", "manifest/shop.yaml", "tests/businesses/shop", "events/shop"
+PACKAGE, MANIFEST, TESTS, EVENTS = (
+    "src/businesses/shop",
+    "manifest/shop.yaml",
+    "tests/businesses/shop",
+    "events/shop",
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +85,16 @@ def test_scaffold_passes_the_linters_of_make_lint(scaffolded: tuple[Path, str]) 
         [str(BIN / "ruff"), "check", PACKAGE, TESTS],
         [str(BIN / "ruff"), "format", "--check", PACKAGE, TESTS],
         # as make lint checks every business
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(root / ".mypy_cache"), "-p", "businesses.shop"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(root / ".mypy_cache"),
+            "-p",
+            "businesses.shop",
+        ],
     ):
         done = _run(root, *command)
         assert done.returncode == 0, f"{command[0]}: {done.stdout}{done.stderr}"
@@ -93,7 +106,9 @@ def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_scaffold_tests_import_only_the_kit_the_toolkit_and_their_business(scaffolded: tuple[Path, str]) -> None:
+def test_scaffold_tests_import_only_the_kit_the_toolkit_and_their_business(
+    scaffolded: tuple[Path, str],
+) -> None:
     root, _ = scaffolded
     for path in sorted((root / TESTS).glob("*.py")):
         assert forbidden_imports(path, "shop") == [], path.name
@@ -123,7 +138,9 @@ def test_the_scaffold_shows_every_part_of_the_template(scaffolded: tuple[Path, s
     assert "ctx.http.get(" in stock and "ctx.secret(KEY_SECRET)" in stock
     assert "exactly_once=ExactlyOnce(" in (package / "reservations.py").read_text()
     exports = (package / "exports.py").read_text()
-    assert "task=TaskConfig(" in exports and "ctx.report_progress(" in exports and "ctx.cancelled()" in exports
+    assert (
+        "task=TaskConfig(" in exports and "ctx.report_progress(" in exports and "ctx.cancelled()" in exports
+    )
     manifest = (root / MANIFEST).read_text()
     assert "tool_card_binding:" in manifest
     for tool in ("find_items", "check_stock", "reserve_item", "export_items"):
