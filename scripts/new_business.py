@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import keyword
 import re
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -24,7 +25,14 @@ SUFFIX = ".tmpl"
 
 
 def next_steps(name: str) -> list[tuple[str, str]]:
-    """What a newcomer runs next, in order: (command, what it does)."""
+    """What a newcomer runs next, in order.
+
+    Args:
+        name: The new business.
+
+    Returns:
+        (command, what it does) pairs.
+    """
     return [
         ("make venv", "first, once: the virtualenv with the tests and linters"),
         (f".venv/bin/python -m pytest tests/businesses/{name}", "its tests (make test runs every test)"),
@@ -40,7 +48,15 @@ def next_steps(name: str) -> list[tuple[str, str]]:
 
 
 def planned(name: str, root: Path) -> dict[Path, str]:
-    """Each file the scaffold writes under `root`, with its text."""
+    """Each file the scaffold writes, with its text: the templates with `<<name>>` and `<<title>>` replaced.
+
+    Args:
+        name: The new business.
+        root: The repository root.
+
+    Returns:
+        Path under `root` -> the file's text.
+    """
     title = name.replace("_", " ").capitalize()
     files = {}
     for template in sorted(TEMPLATES.rglob(f"*{SUFFIX}")):
@@ -63,10 +79,11 @@ def scaffold(name: str, root: Path) -> list[Path]:
     Raises:
         SystemExit: The name is not a package name, or something the scaffold writes exists already.
     """
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or keyword.iskeyword(name):
         raise SystemExit(f"new-business: NAME must be lower-case letters, digits and underscores: {name!r}")
     owned = (
         root / "src" / "businesses" / name,
+        root / "dev" / "businesses" / name,  # a fixture business of that name would be shadowed
         root / "manifest" / f"{name}.yaml",
         root / "tests" / "businesses" / name,
         root / "events" / name,
@@ -82,7 +99,15 @@ def scaffold(name: str, root: Path) -> list[Path]:
 
 
 def record(name: str, root: Path) -> list[Path]:
-    """Record the new business's conversations to root/events/<name>/, with root's own code."""
+    """Record the new business's conversations to root/events/<name>/, with root's own framework and business.
+
+    Args:
+        name: The new business.
+        root: The repository root it was scaffolded into.
+
+    Returns:
+        The event files written.
+    """
     # root/src first: the handler finds the manifest (and the business) beside the framework it imports from.
     sys.path[:0] = [str(root / "src"), str(root)]
     server_log = io.StringIO()  # the handler's log lines: shown only if recording fails

@@ -21,14 +21,27 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def script_path(business: str, root: Path = REPO) -> Path:
-    """Where the conversations of `business` are scripted: tests/businesses/<business>/conversations.py."""
+    """Where the conversations of `business` are scripted.
+
+    Args:
+        business: The business name.
+        root: The repository root.
+
+    Returns:
+        root/tests/businesses/<business>/conversations.py.
+    """
     return root / "tests" / "businesses" / business / "conversations.py"
 
 
 def load_script(business: str, root: Path = REPO) -> ModuleType | None:
-    """The conversation script of `business` (its CONVERSATIONS, MINTED, ENVIRONMENT), or None if it has none.
+    """The conversation script of `business`, loaded from its file (the business test folders are not packages).
 
-    Loaded from its file: the business test folders are not packages.
+    Args:
+        business: The business name.
+        root: The repository root.
+
+    Returns:
+        The module (its CONVERSATIONS, and MINTED / ENVIRONMENT if it sets them), or None if there is no script.
     """
     path = script_path(business, root)
     if not path.is_file():
@@ -41,9 +54,16 @@ def load_script(business: str, root: Path = REPO) -> ModuleType | None:
 
 
 def record(business: str, root: Path = REPO) -> list[Path] | None:
-    """Record the conversations of `business` to root/events/<business>/, or None if it scripts none.
+    """Record the conversations of `business` to root/events/<business>/, replacing what was there.
 
     `mcp_lambda` is imported here, from whatever `sys.path` finds first: the caller puts root/src there.
+
+    Args:
+        business: The business name.
+        root: The repository root.
+
+    Returns:
+        The event files written, or None if the business scripts no conversations.
     """
     from mcp_lambda.testing.events import record_conversations
 

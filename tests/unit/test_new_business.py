@@ -160,7 +160,16 @@ def test_scaffold_never_overwrites(scaffolded: tuple[Path, str]) -> None:
     assert again.returncode != 0 and "already exists" in again.stderr
 
 
-@pytest.mark.parametrize("name", ["Shop", "1shop", "my-shop"])
+def test_a_name_a_fixture_business_has_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dev" / "businesses" / "conformance").mkdir(parents=True)
+    done = _run(
+        tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), "conformance", "--root", "."
+    )
+    assert done.returncode != 0 and "dev/businesses/conformance already exists" in done.stderr
+    assert not (tmp_path / "src").exists()
+
+
+@pytest.mark.parametrize("name", ["Shop", "1shop", "my-shop", "class"])
 def test_a_name_that_is_not_a_package_name_is_refused(name: str, tmp_path: Path) -> None:
     done = _run(tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), name, "--root", ".")
     assert done.returncode != 0 and "lower-case letters" in done.stderr
