@@ -58,10 +58,10 @@ fmt: venv ## format the code
 bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
 	$(PY) scripts/bench.py
 
-events: venv ## record the conversations of tests/conversations/BUSINESS.py to events/BUSINESS/ (the replay tests compare with them)
+events: venv ## record tests/businesses/BUSINESS/conversations.py to events/BUSINESS/ (its replay test compares with them)
 	$(PY) scripts/record_events.py $(BUSINESS)
 
-new-business: venv-run ## scaffold src/businesses/NAME and manifest/NAME.yaml (a working starting point)
+new-business: venv-run ## scaffold src/businesses/NAME, manifest/NAME.yaml, tests/businesses/NAME/ and events/NAME/
 	@[ -n "$(NAME)" ] || { echo "new-business: NAME is required, e.g. make new-business NAME=shop" >&2; exit 2; }
 	$(PY) scripts/new_business.py "$(NAME)"
 

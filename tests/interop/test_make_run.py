@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from tests.support.cors import PREFLIGHT_STATUS, expected_preflight, expected_response_headers
 
+from mcp_lambda_dev.businesses import known_businesses
 from mcp_lambda_dev.local.process import REPO, free_port, running_server
 
 pytestmark = pytest.mark.interop
@@ -99,9 +100,11 @@ def call_tool(url: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict
 def test_an_unknown_business_is_one_line_naming_the_known_ones() -> None:
     done = _start_failure(BUSINESS="nobiz")
     assert done.returncode != 0
+    # Every business of the checkout, in path order: a scaffolded one is listed too.
+    known = ", ".join(known_businesses())
+    assert {"demo", "conformance"} <= set(known_businesses())
     assert done.stderr.splitlines() == [
-        "make run: business 'nobiz' not found; known: demo, conformance "
-        "(a business is a package src/businesses/<name>/)"
+        f"make run: business 'nobiz' not found; known: {known} (a business is a package src/businesses/<name>/)"
     ]
 
 
@@ -209,7 +212,7 @@ def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:
         timeout=300,
     )
     assert done.returncode != 0
-    assert "make run: business 'nobiz' not found; known: demo, conformance" in done.stderr
+    assert f"make run: business 'nobiz' not found; known: {', '.join(known_businesses())}" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -1,8 +1,9 @@
-"""`make new-business` scaffolds a business that passes `make lint` and its own tests, which run every branch
-of the tools it writes; and it never overwrites."""
+"""`make new-business` scaffolds a business that passes `make lint`, its manifest check and its own tests (which
+run every branch of the tools it writes and replay the conversations it recorded); and it never overwrites."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -10,28 +11,32 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.unit.test_business_test_imports import forbidden_imports
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+PACKAGE, MANIFEST, TESTS, EVENTS = (
+    "src/businesses/shop",
+    "manifest/shop.yaml",
+    "tests/businesses/shop",
+    "events/shop",
+)
 
 
 @pytest.fixture(scope="module")
-def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repository-shaped folder: the repo's config and runtime package, and what new-business wrote."""
+def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A repository-shaped folder (the config and a copy of the framework, so that the handler looks for
+    manifests and events in it), what new-business wrote there, and what it printed."""
     root = tmp_path_factory.mktemp("repo")
     (root / "src" / "businesses").mkdir(parents=True)
-    (root / "src" / "businesses" / "__init__.py").write_text("")
-    (root / "src" / "mcp_lambda").symlink_to(ROOT / "src" / "mcp_lambda")
-    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(root)],
-        capture_output=True,
-        text=True,
-        check=True,
+    shutil.copy(ROOT / "src" / "businesses" / "__init__.py", root / "src" / "businesses" / "__init__.py")
+    shutil.copytree(
+        ROOT / "src" / "mcp_lambda", root / "src" / "mcp_lambda", ignore=shutil.ignore_patterns("__pycache__")
     )
-    assert "created manifest/shop.yaml" in done.stdout
-    assert "created tests/unit/test_business_shop.py" in done.stdout
-    return root
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root, done.stdout
 
 
 def _run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
@@ -39,57 +44,133 @@ def _run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=300)
 
 
-WRITTEN = ("src/businesses/shop", "manifest/shop.yaml", "tests/unit/test_business_shop.py")
+def test_scaffold_writes_the_business_its_manifest_its_tests_and_its_recordings(
+    scaffolded: tuple[Path, str],
+) -> None:
+    root, printed = scaffolded
+    modules = {path.name for path in (root / PACKAGE).glob("*.py")}
+    tests = {path.name for path in (root / TESTS).glob("*.py")}
+
+    assert {"items.py", "stock.py", "reservations.py", "exports.py", "codes.py"} <= modules
+    assert {"conftest.py", "conversations.py", "test_shop_conversations.py", "test_shop_tools.py"} <= tests
+    assert all(name.startswith("test_shop_") for name in tests - {"conftest.py", "conversations.py"})
+    assert "created manifest/shop.yaml" in printed and "created tests/businesses/shop/conftest.py" in printed
+    recorded = {path.name for path in (root / EVENTS).iterdir()}
+    assert recorded == {"modern_2026_07_28", "session_2024_11_05", "tasks_2026_07_28"}
+    events = [path for path in (root / EVENTS).rglob("*.json") if not path.name.endswith(".expected.json")]
+    assert f"recorded {len(events)} events to events/shop/" in printed
+    assert "server_started" not in printed  # the handler's log lines stay out of the closing lines
 
 
-def test_scaffold_passes_the_linters_of_make_lint(scaffolded: Path) -> None:
-    python_files = [WRITTEN[0], WRITTEN[2]]
+def test_the_closing_lines_name_every_command_a_newcomer_needs_in_order(scaffolded: tuple[Path, str]) -> None:
+    _, printed = scaffolded
+    commands = [
+        "make venv",
+        ".venv/bin/python -m pytest tests/businesses/shop",
+        "make run BUSINESS=shop",
+        "make simulate BUSINESS=shop TOOL=find_items",
+        "make events BUSINESS=shop",
+        "make build BUSINESS=shop",
+        "make deploy BUSINESS=shop",
+    ]
+    closing = printed.split("Next, in order:")[1]
+    positions = [closing.find(command) for command in commands]
+
+    assert -1 not in positions and positions == sorted(positions), positions
+
+
+def test_scaffold_passes_the_linters_of_make_lint(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
     for command in (
-        [str(BIN / "ruff"), "check", *python_files],
-        [str(BIN / "ruff"), "format", "--check", *python_files],
+        [str(BIN / "ruff"), "check", PACKAGE, TESTS],
+        [str(BIN / "ruff"), "format", "--check", PACKAGE, TESTS],
+        # as make lint checks every business
         [
             sys.executable,
             "-m",
             "mypy",
-            "--strict",  # as make lint checks every business
+            "--strict",
             "--cache-dir",
-            str(scaffolded / ".mypy_cache"),
+            str(root / ".mypy_cache"),
             "-p",
             "businesses.shop",
         ],
     ):
-        done = _run(scaffolded, *command)
+        done = _run(root, *command)
         assert done.returncode == 0, f"{command[0]}: {done.stdout}{done.stderr}"
 
 
-def test_scaffold_lints_clean_against_its_own_tools(scaffolded: Path) -> None:
-    done = _run(scaffolded, sys.executable, str(ROOT / "scripts" / "manifest_lint.py"), "manifest/shop.yaml")
+def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "manifest_lint.py"), MANIFEST)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_scaffold_tests_pass_and_run_every_branch_it_writes(scaffolded: Path) -> None:
-    package = scaffolded / "src" / "businesses" / "shop"
+def test_scaffold_tests_import_only_the_kit_the_toolkit_and_their_business(
+    scaffolded: tuple[Path, str],
+) -> None:
+    root, _ = scaffolded
+    for path in sorted((root / TESTS).glob("*.py")):
+        assert forbidden_imports(path, "shop") == [], path.name
+
+
+def test_scaffold_tests_pass_and_run_every_branch_it_writes(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
     tests = _run(
-        scaffolded,
-        *(sys.executable, "-m", "coverage", "run", "--branch", f"--source={package}"),
-        *("-m", "pytest", "-q", "-p", "no:cacheprovider", WRITTEN[2]),
+        root,
+        *(sys.executable, "-m", "coverage", "run", "--branch", f"--source={root / PACKAGE}"),
+        *("-m", "pytest", "-v", "-p", "no:cacheprovider", TESTS),
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "9 passed" in tests.stdout
-    report = _run(
-        scaffolded, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100"
-    )
+    assert " passed" in tests.stdout and "SKIPPED" not in tests.stdout
+    for conversation in ("modern_2026_07_28", "session_2024_11_05", "tasks_2026_07_28"):
+        assert f"test_conversations[shop/{conversation}] PASSED" in tests.stdout
+    report = _run(root, sys.executable, "-m", "coverage", "report", "--show-missing", "--fail-under=100")
     assert report.returncode == 0, report.stdout + report.stderr
-    assert "items.py" in report.stdout and "stock.py" in report.stdout
+    for module in ("items.py", "stock.py", "reservations.py", "exports.py"):
+        assert module in report.stdout
 
 
-def test_scaffold_never_overwrites(scaffolded: Path) -> None:
-    again = _run(scaffolded, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", ".")
+def test_the_scaffold_shows_every_part_of_the_template(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
+    package = root / PACKAGE
+    stock = (package / "stock.py").read_text()
+    assert "ctx.http.get(" in stock and "ctx.secret(KEY_SECRET)" in stock
+    assert "exactly_once=ExactlyOnce(" in (package / "reservations.py").read_text()
+    exports = (package / "exports.py").read_text()
+    assert (
+        "task=TaskConfig(" in exports and "ctx.report_progress(" in exports and "ctx.cancelled()" in exports
+    )
+    manifest = (root / MANIFEST).read_text()
+    assert "tool_card_binding:" in manifest
+    for tool in ("find_items", "check_stock", "reserve_item", "export_items"):
+        assert f"  {tool}:\n    output:" in manifest
+
+
+def test_the_replay_test_is_the_one_liner(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
+    tree = ast.parse((root / TESTS / "test_shop_conversations.py").read_text())
+    [assign] = [node for node in tree.body if isinstance(node, ast.Assign)]
+    assert ast.unparse(assign) == "test_conversations = replay_conversations('shop')"
+
+
+def test_scaffold_never_overwrites(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
+    again = _run(root, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", ".")
     assert again.returncode != 0 and "already exists" in again.stderr
 
 
-def test_the_scaffold_calls_a_downstream_through_ctx_http_with_a_key_from_ctx_secret(
-    scaffolded: Path,
-) -> None:
-    stock = (scaffolded / "src" / "businesses" / "shop" / "stock.py").read_text()
-    assert "ctx.http.get(" in stock and "ctx.secret(KEY_SECRET)" in stock
+def test_a_name_a_fixture_business_has_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "dev" / "businesses" / "conformance").mkdir(parents=True)
+    done = _run(
+        tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), "conformance", "--root", "."
+    )
+    assert done.returncode != 0 and "dev/businesses/conformance already exists" in done.stderr
+    assert not (tmp_path / "src").exists()
+
+
+@pytest.mark.parametrize("name", ["Shop", "1shop", "my-shop", "class"])
+def test_a_name_that_is_not_a_package_name_is_refused(name: str, tmp_path: Path) -> None:
+    done = _run(tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), name, "--root", ".")
+    assert done.returncode != 0 and "lower-case letters" in done.stderr
+    assert not any(tmp_path.iterdir())

@@ -154,8 +154,10 @@ def test_a_business_without_recordings_gets_a_failing_case_that_says_how_to_reco
 
 
 def test_recording_the_demo_again_gives_the_saved_files_byte_for_byte(tmp_path: Path) -> None:
-    from tests.conversations import demo
+    from scripts.record_events import load_script
 
+    demo = load_script("demo")
+    assert demo is not None
     record_conversations("demo", demo.CONVERSATIONS, events_dir=tmp_path, minted=demo.MINTED)
     saved = sorted(path.relative_to(EVENTS_DIR) for path in (EVENTS_DIR / "demo").rglob("*.json"))
     assert saved == sorted(path.relative_to(tmp_path) for path in (tmp_path / "demo").rglob("*.json"))
@@ -184,5 +186,5 @@ def test_make_events_for_a_business_without_a_conversation_file_says_what_to_wri
     from scripts.record_events import main
 
     assert main(["no_such_business"]) == 2
-    assert "write tests/conversations/no_such_business.py" in capsys.readouterr().err
+    assert "write tests/businesses/no_such_business/conversations.py" in capsys.readouterr().err
     assert not (EVENTS_DIR / "no_such_business").exists()

@@ -1,6 +1,6 @@
 """Scripting a conversation to record: the requests, in order, and the values their answers mint.
 
-A business's conversation file (`tests/conversations/<business>.py`) is a dict of these lists:
+A business's conversation file (`tests/businesses/<business>/conversations.py`) is a dict of these lists:
 
     from mcp_lambda.testing.conversation import Request, initialize, rpc, session
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +21,17 @@ REPORT_KEYS = {
     "modifiable_lists",
 }
 HISTORY = {"enabled": True, "scope": "same_conversation", "refresh_to": "fixed_style"}
+
+
+@pytest.fixture(autouse=True)
+def a_current_event_loop() -> Iterator[None]:
+    """The simulator calls the handler as Lambda does, on the thread's current event loop; an earlier test's
+    asyncio.run() may have left the thread without one."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(None)
+    loop.close()
 
 
 def simulate(tool: str, arguments: dict[str, Any], tool_call_id: str | None = None) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The demo's scripted conversations, recorded by `make events BUSINESS=demo` to events/demo/ and replayed by
-tests/replay/. A business adds a file like this one, `tests/conversations/<business>.py`, with `CONVERSATIONS`
-(and `MINTED` / `ENVIRONMENT` when it needs them): see docs/testing.md, "Recorded conversations".
+test_demo_conversations.py. A business keeps a file like this one, `tests/businesses/<business>/conversations.py`,
+with `CONVERSATIONS` (and `MINTED` / `ENVIRONMENT` when it needs them): see docs/testing.md, "Recorded
+conversations".
 """
 
 from __future__ import annotations
