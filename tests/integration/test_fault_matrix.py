@@ -1,7 +1,8 @@
 """The fault matrix: a loopback fault proxy (tests/support/fault_proxy.py) between the handler and each dependency
-— DynamoDB Local (sessions, tasks), the moto server (secrets) and a fake downstream HTTP service (`ctx.http`) — and for
-every fault the defined outcome, an answer before the request deadline, no 5xx but 503, recovery once the fault
-heals, and nothing lost or mixed up. The matrix is printed in pytest's terminal summary.
+— DynamoDB Local (sessions, tasks, the exactly-once store), the moto server (secrets) and a fake downstream HTTP
+service (`ctx.http`) — and for every fault the defined outcome, an answer before the request deadline, no 5xx but
+503, recovery once the fault heals, and nothing lost, mixed up or run twice. The matrix is printed in pytest's
+terminal summary.
 
 Short budgets keep the whole matrix at a few seconds: REQUEST_DEADLINE_MS=3000 (tools stop at 2.5 s), AWS calls
 0.3 s connect + 0.8 s read in one attempt, downstream calls 0.4 s per attempt in two.
@@ -19,6 +20,8 @@ from typing import Any
 
 import pytest
 from scripts.services import LocalService
+from tests.support.exactly_once import Ledger, exactly_once_business, keyed_request
+from tests.support.exactly_once import call as keyed_call
 from tests.support.fake_service import FakeService, fake_service
 from tests.support.fault_matrix import ROWS, Row
 from tests.support.fault_proxy import FaultProxy
@@ -36,9 +39,12 @@ from tests.support.lambda_client import (
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
 from mcp_lambda.aws import AwsBudget
-from mcp_lambda.lambda_adapter import LambdaHandler
+from mcp_lambda.composition import build_runtime
+from mcp_lambda.idempotency import DynamoDBIdempotencyStore
+from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.protocol.jsonrpc import SERVICE_UNAVAILABLE
 from mcp_lambda.secrets import SecretsManagerSource
+from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
@@ -430,7 +436,194 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
     assert transitions == [("closed", "open"), ("open", "half-open"), ("half-open", "closed")]
 
 
+# --- the exactly-once store: DynamoDB Local behind the proxy, both eras --------------------------------------------
+
+# Faults under which the claim's conditional write reached DynamoDB and only its answer was lost: the claim stands,
+# held by an invocation that has ended, so a retry answers 40910 until that invocation's time is up.
+CLAIM_LANDS = frozenset({"reset", "latency", "trickle"})
+# What the log line's `store_error` names (the failure class only): a trickle is cut by the budget's own timer.
+STORE_ERRORS = {
+    "refuse": "EndpointConnectionError",
+    "reset": "ConnectionClosedError",
+    "blackhole": "ReadTimeoutError",
+    "latency": "ReadTimeoutError",
+    "http500": "InternalServerError",
+    "http503": "ServiceUnavailable",
+    "trickle": "AwsCallTimedOut",
+}
+INVOCATION_MS = DEADLINE_MS  # the Lambda context each call gets: an in-progress claim expires with it
+
+
+def _short_invocations(handler: LambdaHandler) -> LambdaHandler:
+    """`handler` invoked with INVOCATION_MS left, as a function whose timeout is the request deadline."""
+
+    def invoke_briefly(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+        return handler(event, LocalContext(deadline_ms=int(time.time() * 1000) + INVOCATION_MS))
+
+    return invoke_briefly  # type: ignore[return-value]
+
+
+def _exactly_once_handler(
+    business: Business, settings: Settings, idempotency_table: str, proxy: FaultProxy
+) -> LambdaHandler:
+    """`business` served with its exactly-once store on `idempotency_table`, reached through `proxy`."""
+    budget = AwsBudget.from_settings(settings)
+    store = DynamoDBIdempotencyStore(
+        idempotency_table, budget=budget, client=budget.client("dynamodb", endpoint_url=proxy.url)
+    )
+    return lambda_handler(build_runtime(settings, business, MemorySessionStore(), idempotency=store))
+
+
+def _keyed_caller(era: str, handler: LambdaHandler) -> Any:
+    """A keyed `charge` call in `era`: the key in `_meta` (2026-07-28) or the Idempotency-Key header (legacy)."""
+    client = LambdaClient(_short_invocations(handler), authorizer=PRINCIPAL)
+    if era == "2026-07-28":
+        return lambda key: keyed_call(client, "charge", {"amount": 5}, key)
+    session = LegacyClient(client, "2025-11-25")
+    session.initialize()
+    return lambda key: session.request(
+        "tools/call", {"name": "charge", "arguments": {"amount": 5}}, idempotency_key=key
+    )
+
+
+def _structured(reply: Reply) -> dict[str, Any]:
+    assert reply.status == 200, reply.raw
+    return reply.result["structuredContent"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "legacy"])
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_exactly_once_store_fault_is_a_retryable_50030_in_time_and_runs_nothing_then_once(
+    fault: str,
+    era: str,
+    dynamodb_proxy: FaultProxy,
+    dynamodb_client: Any,
+    idempotency_table: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ledger = Ledger()
+    business = exactly_once_business(ledger)
+    handler = _exactly_once_handler(
+        business, _settings(business=business.name), idempotency_table, dynamodb_proxy
+    )
+    call = _keyed_caller(era, handler)
+    assert _structured(call("warm-up"))["charge_id"] == "charge-1"  # the store answers before the fault
+
+    dynamodb_proxy.set(fault, FAULTS[fault])
+    try:
+        with caplog.at_level("INFO"):
+            down = _timed(call, "call-1")
+    finally:
+        dynamodb_proxy.heal()
+    (line,) = [r for r in caplog.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
+    assert (line.outcome, line.error_type) == ("system_error", "IdempotencyStoreUnavailable")  # type: ignore[attr-defined]
+    assert line.store_error == STORE_ERRORS[fault]  # type: ignore[attr-defined]
+
+    _within_the_deadline(down)
+    error = _structured(down.reply)
+    assert down.reply.result["isError"] is True
+    assert error["code"] == 50030 and error["retryable"] is True, error
+    assert error["suggested_action"] == "wait_and_retry" and error["retry_after_ms"] > 0, error
+    assert "did not run" in error["message"] and b"127.0.0.1" not in down.reply.raw
+    assert ledger.executions["charge"] == 1  # the claim could not be recorded: the tool did not run
+    dependency = "idempotency" if era == "2026-07-28" else "idempotency@legacy"
+    _record(dependency, fault, down, str(error["code"]), f"{error['retry_after_ms']} ms")
+
+    # Healed. A claim whose answer was lost is held until its invocation's end (never by this retry's own).
+    retry = _structured(call("call-1"))
+    if fault in CLAIM_LANDS:
+        assert retry["code"] == 40910 and retry["retryable"] is True, retry
+        assert ledger.executions["charge"] == 1
+        statuses = sorted(
+            i["status"]["S"] for i in dynamodb_client.scan(TableName=idempotency_table)["Items"]
+        )
+        assert statuses == ["COMPLETED", "INPROGRESS"], statuses
+        time.sleep(INVOCATION_MS / 1000 - down.milliseconds / 1000 + 0.1)
+        retry = _structured(call("call-1"))
+    assert retry["charge_id"] == "charge-2" and ledger.executions["charge"] == 2
+    # ...and from then on the key replays that one result without running the tool again.
+    assert _structured(call("call-1")) == retry and ledger.executions["charge"] == 2
+
+
+def test_a_blackholed_exactly_once_table_near_the_deadline_answers_50030_at_it(
+    dynamodb_proxy: FaultProxy, idempotency_table: str
+) -> None:
+    # The default budget (1 s connect + 2 s read, two attempts) is more than the 1.5 s this invocation has left.
+    ledger = Ledger()
+    business = exactly_once_business(ledger)
+    handler = _exactly_once_handler(
+        business, Settings(business=business.name), idempotency_table, dynamodb_proxy
+    )
+    remaining_ms, margin_ms = 1500, 500  # DEADLINE_MARGIN_MS's default: the deadline is 1 s away
+    body = keyed_request("charge", {"amount": 5}, "call-1")
+    headers = {**POST_HEADERS, **modern_headers("tools/call", "charge")}
+    event = http_event("POST", "/mcp", headers, json.dumps(body), authorizer=PRINCIPAL)
+
+    dynamodb_proxy.set("blackhole")
+    try:
+        context = LocalContext(deadline_ms=int(time.time() * 1000) + remaining_ms)
+        started = time.monotonic()
+        response = invoke(handler, event, context)
+        elapsed_ms = (time.monotonic() - started) * 1000
+    finally:
+        dynamodb_proxy.heal()
+
+    reply = Reply(
+        int(response["statusCode"]),
+        {k.lower(): v for k, v in response["headers"].items()},
+        response_body(response),
+    )
+    error = _structured(reply)
+    assert error["code"] == 50030 and error["retryable"] is True, error
+    assert remaining_ms - margin_ms - 100 <= elapsed_ms < remaining_ms, f"answered after {elapsed_ms:.0f} ms"
+    assert ledger.executions["charge"] == 0
+    _record(
+        "idempotency@1s-left", "blackhole", Timed(reply, elapsed_ms), "50030", f"{error['retry_after_ms']} ms"
+    )
+
+
+BREAKS_THE_STORE: dict[str, FaultProxy] = {}  # the proxy `charge_and_break_the_store` breaks while it runs
+
+
+@tool(description="Use to test a store that fails after the tool ran: charges, then breaks the store.")
+def charge_and_break_the_store(amount: int, ctx: ToolContext) -> ToolResult:
+    if "proxy" in BREAKS_THE_STORE:
+        BREAKS_THE_STORE["proxy"].set("http503")
+    return execution_result({"charge_id": uuid.uuid4().hex[:8], "amount": amount})
+
+
+def test_a_store_that_fails_after_the_tool_ran_keeps_the_answer_and_holds_the_key_until_the_invocation_ends(
+    dynamodb_proxy: FaultProxy, idempotency_table: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    business = Business(name="breaks", tools=[charge_and_break_the_store])
+    settings = _settings(business=business.name)
+    handler = _short_invocations(_exactly_once_handler(business, settings, idempotency_table, dynamodb_proxy))
+    client = LambdaClient(handler, authorizer=PRINCIPAL)
+    BREAKS_THE_STORE["proxy"] = dynamodb_proxy
+    try:
+        with caplog.at_level("INFO"):
+            ran = _timed(keyed_call, client, "charge_and_break_the_store", {"amount": 5}, "call-1")
+    finally:
+        dynamodb_proxy.heal()
+    (warning,) = [r for r in caplog.records if getattr(r, "event", None) == "idempotency_store_failed"]
+    assert warning.store_error == "ServiceUnavailable"  # type: ignore[attr-defined]
+
+    _within_the_deadline(ran)
+    answer = _structured(ran.reply)  # the tool ran once and answered: that answer stands
+    assert ran.reply.result.get("isError") is not True and answer["amount"] == 5, answer
+    _record("idempotency", "after-run", ran, "-", "-")
+    # Its claim could not be completed: a retry is told to wait while the invocation that ran it may still live.
+    retry = _structured(keyed_call(client, "charge_and_break_the_store", {"amount": 5}, "call-1"))
+    assert retry["code"] == 40910 and retry["retryable"] is True, retry
+    # Past that invocation's end the key is free again: a retry then runs anew (the caller already had its answer).
+    time.sleep(INVOCATION_MS / 1000 - ran.milliseconds / 1000 + 0.1)
+    BREAKS_THE_STORE.clear()
+    again = _structured(keyed_call(client, "charge_and_break_the_store", {"amount": 5}, "call-1"))
+    assert again["amount"] == 5 and again["charge_id"] != answer["charge_id"], again
+
+
 def test_the_matrix_covers_every_fault_of_every_dependency() -> None:
     covered = {(row.dependency, row.fault) for row in ROWS}
-    expected = {(d, f) for d in ("sessions", "tasks", "secrets", "downstream") for f in FAULTS}
+    dependencies = ("sessions", "tasks", "secrets", "downstream", "idempotency", "idempotency@legacy")
+    expected = {(d, f) for d in dependencies for f in FAULTS}
     assert expected <= covered, sorted(expected - covered)

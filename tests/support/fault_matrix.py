@@ -20,11 +20,11 @@ ROWS: list[Row] = []
 
 
 def render(rows: list[Row]) -> str:
-    header = f"{'dependency':<14}{'fault':<12}{'status':>7}{'code':>9}{'retry after':>14}{'answer ms':>11}"
+    header = f"{'dependency':<20}{'fault':<12}{'status':>7}{'code':>9}{'retry after':>14}{'answer ms':>11}"
     lines = [header, "-" * len(header)]
     for row in sorted(rows, key=lambda r: (r.dependency, r.fault)):
         lines.append(
-            f"{row.dependency:<14}{row.fault:<12}{row.status:>7}{row.code:>9}{row.retry_after:>14}"
+            f"{row.dependency:<20}{row.fault:<12}{row.status:>7}{row.code:>9}{row.retry_after:>14}"
             f"{row.milliseconds:>11.0f}"
         )
     return "\n".join(lines)
