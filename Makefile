@@ -38,11 +38,12 @@ stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), 
 	@$(MAKE) --no-print-directory venv >&2
 	@BUSINESS=$(BUSINESS) exec $(PY) -m mcp_lambda_dev.stdio
 
+# -rs: every skipped test is listed with its reason (each says what would make it run).
 test: venv ## install what the tests need and run the whole suite
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -rs $(PYTEST_ARGS)
 
 unit: venv ## fast unit tests only
-	$(PY) -m pytest -q tests/unit $(PYTEST_ARGS)
+	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
 lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles)
 	$(VENV)/bin/ruff check src dev tests scripts

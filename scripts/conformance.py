@@ -22,7 +22,8 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "dev")]
 
 from mcp_lambda_dev.local.process import running_server  # noqa: E402
 
-SUITE = ROOT / "scripts" / "mcp-conformance"  # the team runner when present, else a pinned npm install
+# The pinned suite (scripts/mcp_tools.py), installed from npm on first use.
+SUITE = ROOT / "scripts" / "mcp-conformance"
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}
 # Unscored extension scenarios held to the same bar: every check passes (a harness SKIPPED is not a failure).
 SERVED_EXTENSIONS = {"2026-07-28": ("tasks-",)}

@@ -4,9 +4,9 @@ flow and the 2026-07-28 flow) and the Inspector CLI command. Only the host and p
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
+import shutil
 import subprocess
 import urllib.error
 import urllib.request
@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts import mcp_tools
 
 pytestmark = pytest.mark.interop
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-NODE_ENV = ROOT.parent / "shared" / "tools" / "mcp-node-env"  # the team's pinned Node + Inspector install
+INSPECTOR = ROOT / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 
 
 def shell_commands(markdown: str) -> list[str]:
@@ -109,22 +110,26 @@ def test_every_readme_curl_request_is_answered_as_it_says(server_url: str) -> No
     assert call["resultType"] == "complete" and call["structuredContent"]["entities"]
 
 
+def test_the_readme_names_the_pinned_inspector() -> None:
+    # The README's `npx` lines and scripts/mcp-inspect (what the tests run) are one version of the Inspector.
+    named = set(re.findall(r"@modelcontextprotocol/inspector@([\w.-]+)", README))
+    assert named == {mcp_tools.INSPECTOR_VERSION}
+
+
+@pytest.mark.timeout(900)  # the first run installs Node 22 and the Inspector from npm
 def test_the_readme_inspector_cli_command_lists_the_tools(server_url: str) -> None:
-    if not NODE_ENV.exists():
-        pytest.skip(f"needs the pinned Inspector install in {NODE_ENV.parent}")
+    if shutil.which("npm") is None:
+        pytest.skip(
+            "npm is not on PATH: install Node 20+ with npm, and scripts/mcp-inspect installs the Inspector"
+        )
     [command] = [
         c
         for c in shell_commands(README)
         if c.startswith("npx @modelcontextprotocol/inspector") and "--cli http://" in c and "tools/list" in c
     ]
-    arguments = [server_url if word.startswith("http://") else word for word in shlex.split(command)[2:]]
-    script = f'source "{NODE_ENV}" && cd "$MCP_INSPECTOR_DIR" && exec npx --no-install mcp-inspector {shlex.join(arguments)}'
-    done = subprocess.run(
-        ["bash", "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "MCP_AUTO_OPEN_ENABLED": "false"},
-    )
+    words = shlex.split(command)
+    assert words[2] == "--cli"
+    arguments = [server_url if word.startswith("http://") else word for word in words[3:]]
+    done = subprocess.run([str(INSPECTOR), *arguments], capture_output=True, text=True, timeout=880)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert {tool["name"] for tool in json.loads(done.stdout)["tools"]} >= {"search_products", "search_routes"}

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.interop
 REPO = Path(__file__).resolve().parents[2]
 NOISY_BUSINESSES = REPO / "tests" / "support" / "stdio_businesses"
 NOISE = ("noise from print", "noise from sys.__stdout__", "noise from fd 1", "noise from a child process")
-INSPECTOR = REPO.parent / "shared" / "tools" / "mcp-inspect"
+INSPECTOR = REPO / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3"}
 EXPECTED_VERSION = {"auto": "2026-07-28", "2026-07-28": "2026-07-28", "legacy": "2025-11-25"}
 MODERN_META = {
@@ -292,14 +292,14 @@ def test_an_unknown_business_fails_in_one_line() -> None:
 
 
 needs_inspector = pytest.mark.skipif(
-    not INSPECTOR.exists() or shutil.which("npm") is None,
-    reason="the Inspector runner ../shared/tools is absent",
+    shutil.which("npm") is None,
+    reason="npm is not on PATH: install Node 20+ with npm, and scripts/mcp-inspect installs the pinned Inspector",
 )
 
 
 def _inspect(target: list[str], *flags: str, env: dict[str, str] | None = None) -> Any:
     done = subprocess.run(
-        [str(INSPECTOR), *target, *flags],
+        [str(INSPECTOR), *target, *flags, "--format", "json"],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
@@ -333,6 +333,8 @@ def test_inspector_cli_lists_tools_over_stdio(era: str) -> None:
 def test_inspector_cli_calls_a_tool_on_make_run(server_url: str) -> None:
     answer = _inspect(
         [server_url],
+        "--transport",
+        "http",
         "--method",
         "tools/call",
         "--tool-name",

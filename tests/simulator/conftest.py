@@ -38,12 +38,18 @@ def browser() -> Iterator[Any]:
     except ImportError:
         pytest.skip("the playwright package is not installed (it is a dev dependency: make venv)")
     if not CHROMIUM.is_file():
-        pytest.skip(f"no chromium at {CHROMIUM}: .ci/run installs Debian's (apt-get install -y chromium)")
+        pytest.skip(
+            f"no chromium at {CHROMIUM}: apt-get install -y chromium (Debian; .ci/run does it), "
+            "or set CHROMIUM to a Chromium binary"
+        )
     with sync_playwright() as playwright:
         try:
             launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         except Error as exc:
-            pytest.skip(f"chromium at {CHROMIUM} cannot start here: {str(exc).splitlines()[0]}")
+            pytest.skip(
+                f"chromium at {CHROMIUM} cannot start here ({str(exc).splitlines()[0]}): "
+                f"`{CHROMIUM} --headless --no-sandbox --dump-dom about:blank` shows why"
+            )
         yield launched
         launched.close()
 

@@ -228,7 +228,7 @@ def test_a_business_error_reads_as_an_error_result_never_valid(demo_page: Page) 
     demo_page.expect(page.locator("#results")).to_be_hidden()  # no empty panels before the first call
     demo_page.pick("subscribe_product")
     page.get_by_label("product_id").fill("p-9999")
-    page.locator("select[name=alert]").select_option(value='"restock"')
+    page.locator("select[name=alert]").select_option(value=json.dumps("restock"))  # option values are JSON
     demo_page.call("subscribe_product")
     demo_page.shot("business-error")
 

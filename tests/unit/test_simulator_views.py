@@ -91,7 +91,9 @@ def reports() -> dict[str, dict[str, Any]]:
         capture.detach(BUSINESS.name)
 
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+pytestmark = pytest.mark.skipif(
+    NODE is None, reason="node is not on PATH: install Node 20+ (make test needs it for DynamoDB Local too)"
+)
 
 
 def test_a_result_that_honours_the_manifest_is_valid(reports: dict[str, dict[str, Any]]) -> None:

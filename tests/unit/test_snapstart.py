@@ -61,7 +61,9 @@ print("RESULT " + json.dumps(seen))
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to copy a process as a snapshot does")
+@pytest.mark.skipif(
+    not hasattr(os, "fork"), reason="needs os.fork (Linux or macOS) to copy a process as a snapshot does"
+)
 def test_restored_environments_mint_their_own_session_ids_and_random_numbers() -> None:
     done = subprocess.run(
         [sys.executable, "-c", RESUMED], env=ENV, capture_output=True, text=True, timeout=120, check=True

@@ -10,9 +10,10 @@ Sources, in order of preference:
   (the params field mirrored in `Mcp-Name`, shared by its client and server) and
   `mcp.shared.inbound.ERROR_CODE_HTTP_STATUS` (the HTTP status of a JSON-RPC error on the 2026-07-28 path, the
   table its `_streamable_http_modern._write` consults).
-- the spec digest ../shared/docs/mcp-wire.md (outside this repository: those tests skip without it) for what
-  neither package encodes: which revision accepts JSON-RPC batches, the legacy resource-not-found code, and the
-  implementation-defined code band our session codes live in.
+- the spec text, for what neither package encodes: which revision accepts JSON-RPC batches, the legacy
+  resource-not-found code, and the implementation-defined code band our session codes live in. Those facts are
+  data in tests/fixtures/spec/mcp-wire-facts.json, each with the spec repository's file it was read from and the
+  commit.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 import mcp_types
 import pytest
@@ -35,7 +36,9 @@ from mcp_types import methods, version
 from mcp_lambda.protocol import jsonrpc, versions, wire_tables
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SPEC = REPO_ROOT.parent / "shared" / "docs" / "mcp-wire.md"
+SPEC_FACTS = json.loads(
+    (REPO_ROOT / "tests" / "fixtures" / "spec" / "mcp-wire-facts.json").read_text("utf-8")
+)
 
 # Our name -> the official name, for every error code both define.
 SHARED_CODES = {
@@ -152,49 +155,47 @@ def test_the_headerless_version_is_the_sdk_default() -> None:
     assert versions.HEADERLESS_VERSION == mcp_types.DEFAULT_NEGOTIATED_VERSION
 
 
-# --- what only the spec text says (../shared/docs/mcp-wire.md) ------------------------------------------------
+# --- what only the spec text says (tests/fixtures/spec/mcp-wire-facts.json) ---------------------------------
 
 
-def _revision_matrix_row(label: str) -> dict[str, str]:
-    """One row of the spec digest's revision matrix (§1), keyed by revision."""
-    if not SPEC.is_file():
-        pytest.skip(f"the spec digest {SPEC} is not present")
-    rows = [line for line in SPEC.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
-    header = [cell.strip() for cell in rows[0].strip("|").split("|")]
-    for line in rows:
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if cells[0] == label:
-            return dict(zip(header[1:], cells[1:], strict=True))
-    raise AssertionError(f"no row {label!r} in the revision matrix of {SPEC}")
+def _spec_fact(name: str) -> Any:
+    """One fact's value; the fixture must name where in the spec repository it was read."""
+    fact = SPEC_FACTS[name]
+    assert fact["from"], f"{name}: a spec fact without its source"
+    return fact["value"]
 
 
-def test_the_spec_matrix_lists_exactly_our_revisions() -> None:
-    assert tuple(_revision_matrix_row("JSON-RPC batch")) == (
-        *versions.LEGACY_VERSIONS,
-        *versions.MODERN_VERSIONS,
-    )
+def test_the_spec_facts_name_their_source() -> None:
+    source = SPEC_FACTS["source"]
+    assert source["repository"] == "https://github.com/modelcontextprotocol/modelcontextprotocol"
+    assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
+    revisions = _spec_fact("revisions")
+    for name in ("json_rpc_batch", "resource_not_found_code"):
+        # One value and one source per revision: a revision added to the fixture cannot come without both.
+        assert list(SPEC_FACTS[name]["value"]) == list(SPEC_FACTS[name]["from"]) == revisions, name
+        assert all(rev in text for rev, text in SPEC_FACTS[name]["from"].items()), name
+
+
+def test_the_spec_lists_exactly_our_revisions() -> None:
+    assert tuple(_spec_fact("revisions")) == (*versions.LEGACY_VERSIONS, *versions.MODERN_VERSIONS)
 
 
 def test_batch_versions_are_the_ones_the_spec_makes_accept_batches() -> None:
-    row = _revision_matrix_row("JSON-RPC batch")
-    assert tuple(rev for rev, cell in row.items() if "MUST accept" in cell) == versions.BATCH_VERSIONS
+    batch = _spec_fact("json_rpc_batch")
+    assert tuple(rev for rev, rule in batch.items() if rule == "MUST accept") == versions.BATCH_VERSIONS
 
 
 def test_legacy_resource_not_found_is_the_spec_code() -> None:
-    row = _revision_matrix_row("Resource not found")
-    assert {row[rev] for rev in versions.LEGACY_VERSIONS} == {str(jsonrpc.RESOURCE_NOT_FOUND)}
-    assert {row[rev].strip("*").split()[0].strip("*") for rev in versions.MODERN_VERSIONS} == {
-        str(jsonrpc.INVALID_PARAMS)
-    }
+    code = _spec_fact("resource_not_found_code")
+    assert {code[rev] for rev in versions.LEGACY_VERSIONS} == {jsonrpc.RESOURCE_NOT_FOUND}
+    assert {code[rev] for rev in versions.MODERN_VERSIONS} == {jsonrpc.INVALID_PARAMS}
 
 
 def test_our_own_codes_live_in_the_implementation_defined_band() -> None:
-    if not SPEC.is_file():
-        pytest.skip(f"the spec digest {SPEC} is not present")
-    text = SPEC.read_text(encoding="utf-8")
-    band = re.search(r"(-\d+)…(-\d+) are legacy and implementation-defined", text)
-    assert band, "the spec digest no longer names the implementation-defined band"
-    low, high = sorted(int(edge) for edge in band.groups())
+    bands = _spec_fact("implementation_defined_codes")
+    low, high = bands["legacy"]
+    spec_low, spec_high = bands["reserved_for_the_spec"]
+    assert spec_low <= spec_high < low <= high  # two bands, the spec's below the legacy one
     for code in (
         jsonrpc.SESSION_NOT_FOUND,
         jsonrpc.SERVICE_UNAVAILABLE,
@@ -204,6 +205,8 @@ def test_our_own_codes_live_in_the_implementation_defined_band() -> None:
         assert low <= code <= high
         assert code not in _schema_codes()
     assert set(range(low, high + 1)) >= SDK_ONLY_CODES  # the SDK's own codes share the band, never the wire
+    # Every code the spec defines in its reserved band is one we know by name.
+    assert {c for c in _schema_codes() if spec_low <= c <= spec_high} <= set(_our_codes().values())
 
 
 # --- not at run time -------------------------------------------------------------------------------------------

@@ -95,7 +95,9 @@ def test_output_schema_only_for_entities_tools(manifest: Manifest) -> None:
 
 
 def test_output_schema_accepts_what_the_check_accepts(manifest: Manifest) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = pytest.importorskip(
+        "jsonschema", reason="jsonschema comes with the dev dependencies: make venv"
+    )
     bound = BoundManifest.from_manifest(manifest)
     jsonschema.validate(entities([PRODUCTS]).structured_content, bound.output_schema("search_products"))
     with pytest.raises(jsonschema.ValidationError):

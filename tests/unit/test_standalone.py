@@ -1,0 +1,58 @@
+"""The suite stands on its own: nothing the tests, scripts or make targets run reads a folder beside the clone
+(a user's clone has none). What they need comes with the repository: the pinned npm tools of
+scripts/mcp_tools.py and the spec facts of tests/fixtures/spec/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCANNED = ("tests", "scripts", "mk", ".ci", "Makefile")
+# A sibling folder named by a path string, or built with pathlib (`ROOT.parent / "shared"`).
+OUTSIDE = re.compile(r"\.\./shared\b|\bshared/(?:tools|docs)\b|\.parent\s*/\s*[\"']shared[\"']")
+
+
+def _text_files() -> list[Path]:
+    files: list[Path] = []
+    for name in SCANNED:
+        top = REPO / name
+        for path in [top] if top.is_file() else sorted(top.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".png"):
+                files.append(path)
+    files.remove(Path(__file__).resolve())  # this file: its examples are what the pattern must catch
+    return files
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'NODE_ENV = ROOT.parent / "shared" / "tools" / "mcp-node-env"',
+        'shared="$root/../shared/tools/mcp-conformance"',
+        "the spec digest in shared/docs/mcp-wire.md",
+    ],
+)
+def test_the_pattern_catches_a_reference_outside_the_clone(line: str) -> None:
+    assert OUTSIDE.search(line)
+
+
+@pytest.mark.parametrize("line", ["from mcp.shared import inbound", "def shared_table(dynamodb_local):"])
+def test_the_pattern_leaves_unrelated_words_alone(line: str) -> None:
+    assert not OUTSIDE.search(line)
+
+
+def test_nothing_reads_a_folder_beside_the_clone() -> None:
+    hits = []
+    files = _text_files()
+    assert len(files) > 100  # the scan saw the suite, not an empty folder
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # binary fixtures
+        for number, line in enumerate(text.splitlines(), 1):
+            if OUTSIDE.search(line):
+                hits.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not hits, "a clone has no ../shared; ship what this needs in the repository:\n" + "\n".join(hits)
