@@ -60,9 +60,9 @@ class Task(BaseModel):
     task_id: str
     business: str
     principal: str | None = None
-    # Who created it, for the worker's `ctx.caller` (never the token); None: anonymous, or stored before tasks
-    # kept their caller.
-    caller: StoredCaller | None = None
+    # Who created it, for the worker's `ctx.caller` (never the token; out of the repr, as claims are never
+    # logged); None: anonymous, or stored before tasks kept their caller.
+    caller: StoredCaller | None = Field(default=None, repr=False)
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     # What the creating request declared (`ctx.supports(...)` in the worker, the input requests it may ask).
