@@ -7,9 +7,9 @@ every new environment of that version from the snapshot instead of initializing 
   Importing the code, building the app, binding the manifest and compiling the argument validators is what the
   handler module does anyway; this hook then serves a stateless `server/discover` and `tools/list` in process
   (the first request's lazy imports and caches), loads what only some requests load on first use (the tasks
-  extension's modules, the Task and legacy Session validators, the tools' argument validators where `make
-  build` compiled their schemas), and, when the settings use an AWS service,
-  imports boto3 and loads those services' API models.
+  extension's modules, the Task, StoredCaller and legacy Session validators, the tools' argument validators
+  where `make build` compiled their schemas), and, when the settings use an AWS service, imports boto3 and loads
+  those services' API models.
 - After the restore, in each environment before its first request: renew what must not be shared between
   environments resumed from one snapshot. `random` is reseeded (os.urandom and `secrets`, which mint session ids,
   task ids and error ids, are fresh per environment already); boto3 gets a new default session (credentials
@@ -72,10 +72,10 @@ def load_on_first_use_parts() -> None:
     """Import and build, once, what a container otherwise loads on the first request that needs it."""
     from .protocol import tasks  # noqa: F401  the tasks extension's methods (TasksOnFirstUse builds them)
     from .sessions import Session
-    from .tasks import Task
+    from .tasks import StoredCaller, Task
     from .tools.schema import build_deferred_models
 
-    for model in (Task, Session):  # defer_build: their validators are built by the first use
+    for model in (Task, StoredCaller, Session):  # defer_build: their validators are built by the first use
         model.model_rebuild()
     build_deferred_models()  # the tools' argument validators, when make build compiled their schemas
 

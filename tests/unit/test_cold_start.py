@@ -72,7 +72,9 @@ def post(method, params, extensions=None, name=None, status=200):
 def state():
     loaded = {name: name in sys.modules for name in ("mcp_lambda.tasks", "mcp_lambda.protocol.tasks", "difflib")}
     built = {}
-    for module, model in (("mcp_lambda.sessions.base", "Session"), ("mcp_lambda.tasks.base", "Task")):
+    models = (("mcp_lambda.sessions.base", "Session"), ("mcp_lambda.tasks.base", "Task"),
+              ("mcp_lambda.tasks.identity", "StoredCaller"))
+    for module, model in models:
         cls = getattr(sys.modules.get(module), model, None)
         built[model] = bool(cls is not None and cls.__pydantic_complete__)
     return {"loaded": loaded, "built": built}
@@ -97,7 +99,10 @@ NOT_LOADED = {"mcp_lambda.tasks": False, "mcp_lambda.protocol.tasks": False, "di
 
 def test_requests_without_tasks_never_load_the_task_modules_and_a_task_request_does() -> None:
     seen = run(FIRST_REQUESTS.replace("sys.argv[1]", "'task'"))
-    assert seen["stateless"] == {"loaded": NOT_LOADED, "built": {"Session": False, "Task": False}}
+    assert seen["stateless"] == {
+        "loaded": NOT_LOADED,
+        "built": {"Session": False, "Task": False, "StoredCaller": False},
+    }
     task = seen["task"]
     assert isinstance(task, dict)
     assert task["loaded"] == {**NOT_LOADED, "mcp_lambda.tasks": True, "mcp_lambda.protocol.tasks": True}
@@ -105,8 +110,8 @@ def test_requests_without_tasks_never_load_the_task_modules_and_a_task_request_d
 
 def test_before_the_snapshot_everything_loaded_on_first_use_is_loaded() -> None:
     seen = run(FIRST_REQUESTS.replace("sys.argv[1]", "'snapshot'"))
-    assert seen["stateless"]["built"] == {"Session": False, "Task": False}  # type: ignore[index]
+    assert seen["stateless"]["built"] == {"Session": False, "Task": False, "StoredCaller": False}  # type: ignore[index]
     snapshot = seen["snapshot"]
     assert isinstance(snapshot, dict)
     assert snapshot["loaded"] == {**NOT_LOADED, "mcp_lambda.tasks": True, "mcp_lambda.protocol.tasks": True}
-    assert snapshot["built"] == {"Session": True, "Task": True}
+    assert snapshot["built"] == {"Session": True, "Task": True, "StoredCaller": True}

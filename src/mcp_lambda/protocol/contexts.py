@@ -74,19 +74,21 @@ class ContextFactory:
         state: Mapping[str, Any] | None,
         invocation_id: str | None,
     ) -> ToolContext:
-        """The context of a task's run in its worker invocation: what the creating request declared, no
-        notifications (a task carries none), and this round's answers."""
+        """The context of a task's run in its worker invocation: the creating request's caller and what it
+        declared, no notifications (a task carries none), and this round's answers."""
         services = self.services
         return ToolContext(
             request_id=None,
             tool_name=task.tool,
             logger=services.logger,
             correlation_id=invocation_id,
+            principal=task.principal,
             client_capabilities=task.client_capabilities,
             secrets=services.secrets,
             input_responses=answers,
             request_state=state,
             platform_api=services.platform_api,
+            caller=task.caller_identity(),  # no caller_token: the creating request's may have expired by now
             task_id=task.task_id,
             task=control,
             http=services.http,

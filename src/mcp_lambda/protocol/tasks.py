@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from ..tasks import (
+    StoredCaller,
     Task,
     TaskIdTaken,
     TaskInvoker,
@@ -156,6 +157,8 @@ class TaskMethods:
         capabilities = dict(scope.client_capabilities)
         if len(json.dumps(capabilities, ensure_ascii=False)) > MAX_STORED_CAPABILITY_BYTES:
             raise RpcError(INVALID_PARAMS, "The client capabilities are too large to keep with a task")
+        if scope.auth.caller is not None and StoredCaller.of(scope.auth.caller).too_large:
+            raise RpcError(INVALID_PARAMS, "The caller's identity is too large to keep with a task")
         answers, state = inputs
         for _attempt in range(CREATE_ATTEMPTS):
             task = open_task(
@@ -165,6 +168,7 @@ class TaskMethods:
                 ttl_ms=self.settings.ttl_ms,
                 worker_timeout_seconds=self.settings.worker_timeout_seconds,
                 principal=scope.principal,
+                caller=scope.auth.caller,
                 client_capabilities=capabilities,
                 answers=answers,
                 state=state,

@@ -15,6 +15,7 @@ from .base import (
     new_task_id,
     open_task,
 )
+from .identity import MAX_STORED_CALLER_BYTES, StoredCaller
 from .invoke import (
     TASK_EVENT_KEY,
     LambdaInvoker,
@@ -26,10 +27,12 @@ from .invoke import (
 from .memory import MemoryTaskStore
 
 __all__ = [
+    "MAX_STORED_CALLER_BYTES",
     "TASK_EVENT_KEY",
     "TERMINAL",
     "LambdaInvoker",
     "MemoryTaskStore",
+    "StoredCaller",
     "Task",
     "TaskIdTaken",
     "TaskInvoker",

@@ -17,7 +17,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..caller import Caller
 from ..errors import McpLambdaError, StoreUnavailable
+from .identity import StoredCaller
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
@@ -58,6 +60,9 @@ class Task(BaseModel):
     task_id: str
     business: str
     principal: str | None = None
+    # Who created it, for the worker's `ctx.caller` (never the token; out of the repr, as claims are never
+    # logged); None: anonymous, or stored before tasks kept their caller.
+    caller: StoredCaller | None = Field(default=None, repr=False)
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     # What the creating request declared (`ctx.supports(...)` in the worker, the input requests it may ask).
@@ -90,6 +95,13 @@ class Task(BaseModel):
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
+
+    def caller_identity(self) -> Caller | None:
+        """The caller who created the task, rebuilt; None when none was kept or it is not the task's principal."""
+        if self.caller is None:
+            return None
+        caller = self.caller.rebuild()
+        return caller if caller.principal == self.principal else None
 
     def is_expired(self, now: float | None = None) -> bool:
         return (time.time() if now is None else now) >= self.expires_at
@@ -209,6 +221,7 @@ def open_task(
     ttl_ms: int,
     worker_timeout_seconds: int,
     principal: str | None = None,
+    caller: Caller | None = None,
     client_capabilities: Mapping[str, Any] | None = None,
     answers: Mapping[str, Any] | None = None,
     state: Mapping[str, Any] | None = None,
@@ -220,6 +233,7 @@ def open_task(
         task_id=new_task_id(),
         business=business,
         principal=principal,
+        caller=StoredCaller.of(caller) if caller is not None else None,
         tool=tool,
         arguments=dict(arguments),
         client_capabilities=dict(client_capabilities or {}),

@@ -23,6 +23,8 @@ NUMBER_FIELDS = ("created_at", "updated_at", "ttl_ms", "run", "claimed_run", "ve
 # Client- and tool-made JSON kept as text: arbitrary shapes and floats survive without DynamoDB type mapping.
 JSON_FIELDS = ("arguments", "client_capabilities", "pending", "answers")
 OPTIONAL_JSON_FIELDS = ("result", "error", "state")
+# The creating request's caller (`StoredCaller.to_json`); absent from tasks stored before it was kept.
+CALLER_FIELD = "caller"
 
 
 class DynamoDBTaskStore(DynamoDBTable):
@@ -82,6 +84,8 @@ def to_item(task: Task) -> dict[str, Any]:
     for name in OPTIONAL_JSON_FIELDS:
         if getattr(task, name) is not None:
             item[name] = _json(getattr(task, name))
+    if task.caller is not None:
+        item[CALLER_FIELD] = {"S": task.caller.to_json()}
     return item
 
 
@@ -95,7 +99,7 @@ def from_item(item: dict[str, Any]) -> Task:
         values[name] = number if name in ("created_at", "updated_at") else int(number)
     if "deadline" in item:
         values["deadline"] = float(item["deadline"]["N"])
-    for name in (*JSON_FIELDS, *OPTIONAL_JSON_FIELDS):
+    for name in (*JSON_FIELDS, *OPTIONAL_JSON_FIELDS, CALLER_FIELD):
         if name in item:
             values[name] = json.loads(item[name]["S"])
     return Task(**values)

@@ -56,7 +56,7 @@ class ToolContext:
     # The API Gateway request id (the correlation id of every log line of this invocation).
     correlation_id: str | None = None
     session_id: str | None = None
-    # The authenticated caller (the API Gateway authorizer's), None when anonymous.
+    # The authenticated caller's principal, None when anonymous (in a task's run: the creating request's).
     principal: str | None = None
     tool_call_id: str | None = None
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
@@ -70,8 +70,10 @@ class ToolContext:
     request_state: Mapping[str, Any] | None = None
     platform_api: PlatformApiClient | None = None
     # The authenticated caller (subject, issuer, scopes, the claims AUTH_CALLER_CLAIMS names); None if anonymous.
+    # In a task's run it is the caller of the request that created the task.
     caller: Caller | None = None
-    # The caller's own bearer token, to call a downstream API on its behalf; never log it.
+    # The caller's own bearer token, to call a downstream API on its behalf; never log it. None in a task's run
+    # (its worker invocation outlives the request, and the token may have expired by then).
     caller_token: str | None = field(default=None, repr=False)
     # Set when the call runs as a task (2026-07-28 tasks extension): its id, and the handle on its state.
     task_id: str | None = None
