@@ -175,7 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("mcp_url", nargs="?", default=DEFAULT_MCP_URL, help=f"default {DEFAULT_MCP_URL}")
     parser.add_argument("--subject", default="alice", help="the user signed in (the token's sub)")
-    parser.add_argument("--scope", default=None, help="space-separated scopes (default: all the server lists)")
+    parser.add_argument(
+        "--scope", default=None, help="space-separated scopes (default: all the server lists)"
+    )
     parser.add_argument("--client-id", default=DEFAULT_CLIENT_ID, help="the pre-registered client")
     args = parser.parse_args(argv)
     scopes = None if args.scope is None else tuple(args.scope.split())

@@ -85,7 +85,9 @@ class Settings(BaseSettings):
         description="where legacy sessions live: `dynamodb` in AWS (`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB "
         "Local)",
     )
-    sessions_table: str | None = Field(None, description="the sessions table; required by `SESSION_STORE=dynamodb`")
+    sessions_table: str | None = Field(
+        None, description="the sessions table; required by `SESSION_STORE=dynamodb`"
+    )
     session_ttl_seconds: int = Field(
         3600, ge=60, description="idle session lifetime (sliding; refreshed when under half remains)"
     )
@@ -112,9 +114,7 @@ class Settings(BaseSettings):
         description="a task's `ttlMs`: readable this long after its creation (the table's TTL); longer than "
         "the worker timeout",
     )
-    task_poll_interval_ms: int = Field(
-        1000, ge=100, description="the `pollIntervalMs` suggested to clients"
-    )
+    task_poll_interval_ms: int = Field(1000, ge=100, description="the `pollIntervalMs` suggested to clients")
     task_worker_timeout_seconds: int = Field(
         900,
         ge=1,
@@ -232,7 +232,9 @@ class Settings(BaseSettings):
         1000, ge=10, description="every AWS client (sessions, secrets, ...): connect timeout per attempt"
     )
     aws_read_timeout_ms: int = Field(
-        2000, ge=10, description="every AWS client: read timeout per attempt; held to half the request's budget"
+        2000,
+        ge=10,
+        description="every AWS client: read timeout per attempt; held to half the request's budget",
     )
     aws_max_attempts: int = Field(2, ge=1, le=10, description="every AWS client: attempts in all")
     http_timeout_ms: int = Field(

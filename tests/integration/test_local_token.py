@@ -24,7 +24,10 @@ from tests.support.oauth import Issuer, claims_of
 from mcp_lambda_dev.local.process import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def token_command(url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -80,7 +83,9 @@ def test_the_token_command_gets_a_token_the_jwt_server_accepts(jwt_server: str, 
     status, listed = call(jwt_server, "tools/list", token)
     assert status == 200 and "subscribe_product" in [tool["name"] for tool in listed["result"]["tools"]]
     arguments = {"product_id": "p-1004", "alert": "restock"}
-    status, answer = call(jwt_server, "tools/call", token, {"name": "subscribe_product", "arguments": arguments})
+    status, answer = call(
+        jwt_server, "tools/call", token, {"name": "subscribe_product", "arguments": arguments}
+    )
     assert status == 200 and not answer["result"].get("isError"), answer
 
 

@@ -77,7 +77,9 @@ def test_the_settings_table_is_the_one_generated_from_settings() -> None:
 
 
 def test_every_setting_has_a_description() -> None:
-    undescribed = [name for name, field in Settings.model_fields.items() if not (field.description or "").strip()]
+    undescribed = [
+        name for name, field in Settings.model_fields.items() if not (field.description or "").strip()
+    ]
     assert not undescribed
 
 
@@ -115,7 +117,9 @@ def test_every_variable_the_code_reads_is_documented() -> None:
     documented = set(SETTINGS) | set(OTHER_VARIABLES)
     read = names_read_by_code(ROOT)
     assert {"BENCH_DYNAMODB_ENDPOINT", "POWERTOOLS_METRICS_NAMESPACE", "MCP_OAUTH_DIR"} <= read
-    assert not read - documented, f"add to docs/configuration.md's other variables: {sorted(read - documented)}"
+    assert not read - documented, (
+        f"add to docs/configuration.md's other variables: {sorted(read - documented)}"
+    )
 
 
 def test_the_scan_finds_a_new_variable(tmp_path: Path) -> None:
