@@ -89,6 +89,21 @@ def test_the_token_command_gets_a_token_the_jwt_server_accepts(jwt_server: str, 
     assert status == 200 and not answer["result"].get("isError"), answer
 
 
+def test_make_token_prints_the_token_alone(jwt_server: str) -> None:
+    port = jwt_server.rsplit(":", 1)[1].removesuffix("/mcp")
+    done = subprocess.run(
+        ["make", "-s", "--no-print-directory", "token", "HOST=127.0.0.1", f"PORT={port}", "TOKEN_SUBJECT=bo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    token = done.stdout.strip()
+    assert done.stdout == f"{token}\n" and claims_of(token)["sub"] == "bo"
+    assert call(jwt_server, "tools/list", token)[0] == 200
+
+
 def test_a_token_asked_with_fewer_scopes_lists_fewer_tools(jwt_server: str) -> None:
     done = token_command(jwt_server, "--scope", "subscriptions:read")
     assert done.returncode == 0, done.stderr
