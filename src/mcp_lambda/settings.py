@@ -49,79 +49,207 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(frozen=True, extra="forbid", case_sensitive=False)
 
-    business: str = Field("demo", pattern=r"^[a-z][a-z0-9_]*$")
-    environment: str = "local"
-    # Browser origins allowed to call /mcp; a request with no Origin header is always allowed.
-    allowed_origins: Annotated[tuple[str, ...], NoDecode] = DEFAULT_ALLOWED_ORIGINS
-    # Host header allow-list (DNS-rebinding protection for local servers); empty means any host.
-    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
-    max_body_bytes: int = Field(1024 * 1024, ge=1024)
-    # The largest answer, measured as Lambda sends it (its synchronous response limit is 6 MB, 6291556 bytes).
-    max_response_bytes: int = Field(6_000_000, ge=1024, le=6_291_556)
-    tools_page_size: int = Field(100, ge=1, le=1000)
-    list_ttl_ms: int = Field(300_000, ge=0)
-    session_store: Literal["memory", "dynamodb"] = "memory"
-    sessions_table: str | None = None
-    session_ttl_seconds: int = Field(3600, ge=60)
-    # Exactly-once tool calls: where the results of keyed calls are kept, and for how long.
-    idempotency_store: Literal["memory", "dynamodb"] = "memory"
-    idempotency_table: str | None = None
-    idempotency_ttl_seconds: int = Field(600, ge=1)
-    # Tasks (2026-07-28 `io.modelcontextprotocol/tasks`): where tasks live, how long, and the worker's time limit.
-    tasks_store: Literal["memory", "dynamodb"] = "memory"
-    tasks_table: str | None = None
-    task_ttl_ms: int = Field(86_400_000, ge=60_000)
-    task_poll_interval_ms: int = Field(1000, ge=100)
-    task_worker_timeout_seconds: int = Field(900, ge=1, le=900)
-    # Set by the Lambda runtime (and by `make run`): the function a task's worker invocation targets (itself).
-    aws_lambda_function_name: str | None = None
-    # Set by the Lambda runtime: the version serving this invocation (a number behind the alias, else $LATEST).
-    aws_lambda_function_version: str | None = None
-    secret_id: str | None = None
-    secrets_max_age_seconds: int = Field(300, ge=0)
-    doubao_openapi_base_domain: str | None = None
-    manifest_dir: str | None = None
-    # Log lines: Powertools JSON (Lambda, CloudWatch) or one compact human line per call (make run's default);
+    business: str = Field(
+        "demo",
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="which `src/businesses/<name>` to serve (locally also `dev/businesses/<name>`, e.g. "
+        "`conformance`)",
+    )
+    environment: str = Field("local", description="shown in the start-up log line")
+    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_ALLOWED_ORIGINS,
+        description="browser origins allowed to call /mcp, comma-separated, `*` wildcards (a request with no "
+        "Origin header is always allowed; `ALLOWED_ORIGINS=` allows none); in AWS the `AllowedOrigins` stack "
+        "parameter, which also turns on CORS preflight answers for exactly those origins (`make run` answers "
+        "them the same way)",
+    )
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="comma-separated Host header allow-list (DNS-rebinding protection for local servers); "
+        "empty means any host (`make run`: the loopback names)",
+    )
+    max_body_bytes: int = Field(1024 * 1024, ge=1024, description="request body limit")
+    max_response_bytes: int = Field(
+        6_000_000,
+        ge=1024,
+        le=6_291_556,
+        description="the largest answer, measured as Lambda sends it (its synchronous response limit: "
+        "6291556 bytes); larger → -32603",
+    )
+    tools_page_size: int = Field(
+        100, ge=1, le=1000, description="page size of `tools/list` (and the other lists)"
+    )
+    list_ttl_ms: int = Field(300_000, ge=0, description="`ttlMs` on cacheable 2026-07-28 results")
+    session_store: Literal["memory", "dynamodb"] = Field(
+        "memory",
+        description="where legacy sessions live: `dynamodb` in AWS (`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB "
+        "Local)",
+    )
+    sessions_table: str | None = Field(
+        None, description="the sessions table; required by `SESSION_STORE=dynamodb`"
+    )
+    session_ttl_seconds: int = Field(
+        3600, ge=60, description="idle session lifetime (sliding; refreshed when under half remains)"
+    )
+    idempotency_store: Literal["memory", "dynamodb"] = Field(
+        "memory",
+        description="where the results of exactly-once (keyed) tool calls live: `dynamodb` in AWS (the "
+        "template's `IdempotencyTable`)",
+    )
+    idempotency_table: str | None = Field(
+        None, description="the exactly-once table; required by `IDEMPOTENCY_STORE=dynamodb`"
+    )
+    idempotency_ttl_seconds: int = Field(
+        600, ge=1, description="how long a keyed call's result is replayed to its retries"
+    )
+    tasks_store: Literal["memory", "dynamodb"] = Field(
+        "memory",
+        description="where tasks (2026-07-28 `io.modelcontextprotocol/tasks`) live: `dynamodb` in AWS "
+        "(`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local)",
+    )
+    tasks_table: str | None = Field(None, description="the tasks table; required by `TASKS_STORE=dynamodb`")
+    task_ttl_ms: int = Field(
+        86_400_000,
+        ge=60_000,
+        description="a task's `ttlMs`: readable this long after its creation (the table's TTL); longer than "
+        "the worker timeout",
+    )
+    task_poll_interval_ms: int = Field(1000, ge=100, description="the `pollIntervalMs` suggested to clients")
+    task_worker_timeout_seconds: int = Field(
+        900,
+        ge=1,
+        le=900,
+        description="the function's timeout in AWS (`TaskWorkerTimeoutSeconds`): a task not finished this long "
+        "after its worker started reads as failed",
+    )
+    aws_lambda_function_name: str | None = Field(
+        None,
+        description="set by the Lambda runtime (`make run`: `mcp-local-<business>`): the function a task's "
+        "worker invocation targets (itself)",
+    )
+    aws_lambda_function_version: str | None = Field(
+        None,
+        description="set by the Lambda runtime: the version serving this invocation (a number behind the "
+        "alias, else `$LATEST`); a task's worker runs the version that created the task",
+    )
+    secret_id: str | None = Field(
+        None, description="the Secrets Manager secret holding a JSON object of the business's secrets"
+    )
+    secrets_max_age_seconds: int = Field(300, ge=0, description="how long a fetched secret is cached")
+    doubao_openapi_base_domain: str | None = Field(
+        None,
+        description="the platform OpenAPI base domain, read at start (called like `ctx.http`: "
+        "`HTTP_TIMEOUT_MS`, idempotent calls retried on 429/5xx, a POST only with `idempotent=True`)",
+    )
+    manifest_dir: str | None = Field(None, description="where `<business>.yaml` lives (unset: `manifest/`)")
     # "text" is a format the development tools register (observability.register_log_format), else it is JSON.
-    log_format: Literal["json", "text"] = "json"
-    # HMAC key for multi round-trip `requestState`; else the business secret `request_state_key` is used.
-    request_state_key: str | None = Field(None, min_length=16, repr=False)
-    request_state_ttl_seconds: int = Field(900, ge=10)
-    # A key ring for `requestState`: the first key signs, every key verifies (rotate without breaking rounds).
-    request_state_keys: Annotated[tuple[str, ...], NoDecode] = Field((), repr=False)
-    # Who may call: "none" (no checks; API Gateway claims, if any, still bind state to the caller), "jwt" (this
-    # function validates bearer JWTs itself) or "apigateway" (trust the HTTP API's JWT authorizer claims).
-    auth_mode: Literal["none", "jwt", "apigateway"] = "none"
-    auth_issuer: str | None = Field(None, pattern=r"^https?://\S+$")
-    # Accepted `aud` values, comma-separated; empty means the resource URL (PUBLIC_URL or derived per request).
-    auth_audience: Annotated[tuple[str, ...], NoDecode] = ()
-    auth_jwks_url: str | None = Field(None, pattern=r"^https?://\S+$")
-    # What the issuer puts before every scope name (Cognito: "<resource server identifier>/"); tools omit it.
-    auth_scope_prefix: str = ""
-    # The token claims a tool may read in ctx.caller.claims (never logged).
-    auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = ("client_id", "azp", "email", "name")
-    # What state is bound to: "user" (iss + sub: a user's sessions, tasks and exactly-once records are the same
-    # from every application it signs in with) or "user_and_client" (also the token's azp, else client_id: another
-    # application's token for the same user reaches none of it). Changing it orphans the state stored before.
-    principal_binding: Literal["user", "user_and_client"] = "user"
-    # HMAC key of the identity fingerprints in log lines (`caller`, `key_fingerprint`); else the business secret
-    # `log_fingerprint_key`; else a random key per container. Never logged; nothing stored depends on it.
-    log_fingerprint_key: str | None = Field(None, min_length=16, repr=False)
-    # The public MCP URL (https://host/mcp); else derived from the API Gateway event's domain and stage.
-    public_url: str | None = Field(None, pattern=r"^https?://[^/\s]+/\S*$")
-    # Each invocation's deadline: the earlier of the Lambda context's remaining time and this, less the margin
-    # left for answering. 29000: the HTTP API integration gives up at 30 s.
-    request_deadline_ms: int = Field(29_000, ge=100)
-    deadline_margin_ms: int = Field(500, ge=0)
-    # Every AWS client (sessions, secrets, ...): per-attempt timeouts and attempts, capped by the deadline.
-    aws_connect_timeout_ms: int = Field(1000, ge=10)
-    aws_read_timeout_ms: int = Field(2000, ge=10)
-    aws_max_attempts: int = Field(2, ge=1, le=10)
-    # ctx.http and the platform client: per-attempt timeout, attempts (idempotent calls), a breaker per host.
-    http_timeout_ms: int = Field(3000, ge=10)
-    http_max_attempts: int = Field(3, ge=1, le=10)
-    circuit_failure_threshold: int = Field(5, ge=1)
-    circuit_reset_ms: int = Field(30_000, ge=10)
+    log_format: Literal["json", "text"] = Field(
+        "json",
+        description="`json`: Powertools JSON lines, as in Lambda and CloudWatch; `text`: one compact line per "
+        "call, for a terminal (`make run`'s default)",
+    )
+    request_state_key: str | None = Field(
+        None,
+        min_length=16,
+        repr=False,
+        description="HMAC key for multi round-trip `requestState` (else the business secret "
+        "`request_state_key`)",
+    )
+    request_state_ttl_seconds: int = Field(
+        900, ge=10, description="how long a signed `requestState` stays valid"
+    )
+    request_state_keys: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        repr=False,
+        description="a key ring for `requestState`, comma-separated: the first key signs, every key verifies "
+        "(rotate without breaking rounds); wins over `REQUEST_STATE_KEY`",
+    )
+    auth_mode: Literal["none", "jwt", "apigateway"] = Field(
+        "none",
+        description="who may call: `none` (no checks; API Gateway claims, if any, still bind state to the "
+        "caller), `jwt` (this function validates bearer JWTs) or `apigateway` (trust the HTTP API's JWT "
+        "authorizer claims); template `AuthMode` (docs/auth.md)",
+    )
+    auth_issuer: str | None = Field(
+        None,
+        pattern=r"^https?://\S+$",
+        description="the issuer (`iss`) of accepted tokens, exactly; required by `jwt` and `apigateway`; "
+        "template `JwtIssuer`",
+    )
+    auth_audience: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="accepted `aud` values, comma-separated; empty means the resource URL (`PUBLIC_URL`, else "
+        "derived per request); a token without `aud` is checked by its `client_id`; template `JwtAudience`",
+    )
+    auth_jwks_url: str | None = Field(
+        None,
+        pattern=r"^https?://\S+$",
+        description="the issuer's JWKS, when it publishes no `/.well-known/openid-configuration` (unset: "
+        "from discovery)",
+    )
+    auth_scope_prefix: str = Field(
+        "",
+        description="what the issuer puts before every scope name (Cognito: `<resource server "
+        "identifier>/`); tools omit it; template `AuthScopePrefix`",
+    )
+    auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("client_id", "azp", "email", "name"),
+        description="the token claims a tool may read in `ctx.caller.claims` (never logged)",
+    )
+    principal_binding: Literal["user", "user_and_client"] = Field(
+        "user",
+        description="what state (sessions, tasks, exactly-once records, `requestState`, rate limits, "
+        "`ctx.caller.principal`) is bound to: `user` (`iss` + `sub`: the same from every application the user "
+        "signs in with) or `user_and_client` (also `azp`, else `client_id`: another application's token for "
+        "the same user reaches none of it; a token naming neither gets 401); changing it orphans the state "
+        "stored before; template `PrincipalBinding`",
+    )
+    log_fingerprint_key: str | None = Field(
+        None,
+        min_length=16,
+        repr=False,
+        description="HMAC key of the identity fingerprints in log lines (`caller`, `key_fingerprint`); else "
+        "the business secret `log_fingerprint_key`; else a random key per container (with a "
+        "`log_fingerprint_key_missing` warning outside `local`); never logged, nothing stored depends on it",
+    )
+    public_url: str | None = Field(
+        None,
+        pattern=r"^https?://[^/\s]+/\S*$",
+        description="the public MCP URL (`https://host/mcp`) for the metadata and the default audience; else "
+        "derived per request from the API Gateway event's domain and stage (locally: the Host header); "
+        "template `PublicUrl`",
+    )
+    request_deadline_ms: int = Field(
+        29_000,
+        ge=100,
+        description="each invocation's deadline, unless the Lambda context has less time left (the HTTP API "
+        "integration gives up at 30 s)",
+    )
+    deadline_margin_ms: int = Field(
+        500, ge=0, description="kept back from the deadline for answering; less than `REQUEST_DEADLINE_MS`"
+    )
+    aws_connect_timeout_ms: int = Field(
+        1000, ge=10, description="every AWS client (sessions, secrets, ...): connect timeout per attempt"
+    )
+    aws_read_timeout_ms: int = Field(
+        2000,
+        ge=10,
+        description="every AWS client: read timeout per attempt; held to half the request's budget",
+    )
+    aws_max_attempts: int = Field(2, ge=1, le=10, description="every AWS client: attempts in all")
+    http_timeout_ms: int = Field(
+        3000, ge=10, description="`ctx.http` and the platform client: timeout per attempt"
+    )
+    http_max_attempts: int = Field(
+        3,
+        ge=1,
+        le=10,
+        description="`ctx.http` and the platform client: attempts in all (idempotent calls only)",
+    )
+    circuit_failure_threshold: int = Field(
+        5, ge=1, description="consecutive failures that open a downstream host's circuit"
+    )
+    circuit_reset_ms: int = Field(30_000, ge=10, description="how long an open circuit stays open")
 
     @field_validator(*CSV_FIELDS, *LIST_FIELDS, mode="before")
     @classmethod
