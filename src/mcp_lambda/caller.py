@@ -99,6 +99,14 @@ class Caller:
         return principal_of(self.kind, self.issuer, self.subject, client)
 
     def has_scopes(self, required: Collection[str]) -> bool:
+        """Whether the caller's token grants every one of `required`.
+
+        Args:
+            required: Scope names as tools declare them (`@tool(scopes=[...])`).
+
+        Returns:
+            True when each is among `scopes`.
+        """
         return set(required) <= self.scopes
 
 

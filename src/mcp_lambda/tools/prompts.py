@@ -36,7 +36,14 @@ class PromptSpec:
         return wire
 
     def missing(self, given: dict[str, Any]) -> list[str]:
-        """The required arguments `given` lacks (or gives as something other than a string)."""
+        """The required arguments `given` lacks (or gives as something other than a string).
+
+        Args:
+            given: The `prompts/get` arguments.
+
+        Returns:
+            The names of the missing ones, in declaration order.
+        """
         return [
             a["name"]
             for a in self.arguments

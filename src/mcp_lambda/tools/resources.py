@@ -62,7 +62,15 @@ class ResourceSpec:
         return _listing_entry("uri", self.uri, self.name, self.description, self.mime_type, self.title)
 
     def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
-        """The keyword arguments the read function is called with for `uri`: the context, if it takes one."""
+        """The keyword arguments the read function is called with for `uri`: the context, if it takes one.
+
+        Args:
+            uri: The URI being read.
+            ctx: The request's tool context.
+
+        Returns:
+            `{context parameter: ctx}`, or nothing when the function takes no context.
+        """
         return {self.context_param: ctx} if self.context_param else {}
 
 
@@ -87,12 +95,27 @@ class ResourceTemplateSpec:
         )
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The template variables' values in `uri`, or None when `uri` does not match the template."""
+        """The template variables' values in `uri`, or None when `uri` does not match the template.
+
+        Args:
+            uri: A URI a client asked to read.
+
+        Returns:
+            Each variable's value, or None for a URI of another shape.
+        """
         found = self.pattern.fullmatch(uri)
         return found.groupdict() if found else None
 
     def kwargs(self, uri: str, ctx: ToolContext) -> dict[str, Any]:
-        """The keyword arguments the read function is called with for `uri`: its variables, and the context."""
+        """The keyword arguments the read function is called with for `uri`: its variables, and the context.
+
+        Args:
+            uri: The URI being read (it matches the template).
+            ctx: The request's tool context.
+
+        Returns:
+            The variables by name, plus the context parameter when the function takes one.
+        """
         values: dict[str, Any] = dict(self.match(uri) or {})
         if self.context_param:
             values[self.context_param] = ctx
