@@ -31,11 +31,11 @@ def test_every_scored_scenario_passes(revision: str, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert f"{revision}: PASS" in done.stdout
-    # What was scored and what was not is said in the output and in the README, and both say the same.
+    # What was scored and what was not is said in the output and in docs/protocol.md, and both say the same.
     [(passed, scored)] = re.findall(
         rf"^{revision}: PASS - (\d+) of (\d+) scored scenarios passed$", done.stdout, re.M
     )
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "protocol.md").read_text()
     if revision == "2026-07-28":
         assert passed == scored and f"all {scored} scored scenarios pass" in readme
         assert "not scored (" in done.stdout and "tasks-*" in readme

@@ -1,5 +1,6 @@
-"""The README's copy-paste commands, run as written against a `make run` server: every `curl` request (the Doubao
-flow and the 2026-07-28 flow) and the Inspector CLI command. Only the host and port are replaced."""
+"""The docs' copy-paste commands, run as written against a `make run` server: every `curl` request to `/mcp` in
+the README or a page of docs/ (the Doubao flow and the 2026-07-28 flow) and the Inspector CLI command. Only the
+host and port are replaced."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from scripts import mcp_tools
 pytestmark = pytest.mark.interop
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 INSPECTOR = ROOT / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MARKDOWN = "\n".join(path.read_text(encoding="utf-8") for path in DOCS)
 
 
 def shell_commands(markdown: str) -> list[str]:
@@ -86,17 +88,39 @@ def send(request: Curl, base: str) -> tuple[int, dict[str, str], Any]:
     return status, {k.lower(): v for k, v in headers.items()}, json.loads(raw) if raw else None
 
 
-CURLS = [parse_curl(command) for command in shell_commands(README) if command.startswith("curl ")]
+def mcp_curls(markdown: str) -> list[Curl]:
+    """The `curl` requests to a local server's `/mcp` (a curl to another service, an issuer's token endpoint, is
+    not one of them)."""
+    curls = [parse_curl(command) for command in shell_commands(markdown) if command.startswith("curl ")]
+    return [
+        request for request in curls if re.match(r"^(http://)?(127\.0\.0\.1|localhost):\d+/mcp$", request.url)
+    ]
 
 
-def test_the_readme_shows_both_flows_in_curl() -> None:
-    methods = [json.loads(request.data)["method"] for request in CURLS if request.data]
-    assert methods == ["initialize", "server/discover", "tools/list", "tools/call"]
+CURLS = mcp_curls(MARKDOWN)
 
 
-def test_every_readme_curl_request_is_answered_as_it_says(server_url: str) -> None:
+def test_only_curls_to_the_local_mcp_endpoint_are_sent() -> None:
+    markdown = (
+        "```bash\ncurl -s 127.0.0.1:3000/mcp -d '{}'\ncurl -s http://127.0.0.1:9000/token -d 'a=b'\n```\n"
+    )
+    assert [request.url for request in mcp_curls(markdown)] == ["http://127.0.0.1:3000/mcp"]
+
+
+def test_the_docs_show_both_flows_in_curl() -> None:
+    getting_started = mcp_curls((ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    methods = [json.loads(request.data)["method"] for request in getting_started if request.data]
+    assert methods[:4] == ["initialize", "server/discover", "tools/list", "tools/call"]
+
+
+def test_every_docs_curl_request_is_answered_as_it_says(server_url: str) -> None:
     base = server_url.removesuffix("/mcp")
-    replies = {json.loads(request.data)["method"]: send(request, base) for request in CURLS if request.data}
+    replies: dict[str, tuple[int, dict[str, str], Any]] = {}
+    for request in CURLS:
+        reply = send(request, base)
+        assert reply[0] < 500 and isinstance(reply[2], dict), (request, reply)  # never a 5xx, always JSON-RPC
+        if request.data:
+            replies.setdefault(json.loads(request.data)["method"], reply)  # the first of each: the two flows
 
     status, headers, body = replies["initialize"]
     assert status == 200 and headers["mcp-session-id"] and body["result"]["protocolVersion"] == "2024-11-05"
@@ -110,21 +134,21 @@ def test_every_readme_curl_request_is_answered_as_it_says(server_url: str) -> No
     assert call["resultType"] == "complete" and call["structuredContent"]["entities"]
 
 
-def test_the_readme_names_the_pinned_inspector() -> None:
-    # The README's `npx` lines and scripts/mcp-inspect (what the tests run) are one version of the Inspector.
-    named = set(re.findall(r"@modelcontextprotocol/inspector@([\w.-]+)", README))
+def test_the_docs_name_the_pinned_inspector() -> None:
+    # The docs' `npx` lines and scripts/mcp-inspect (what the tests run) are one version of the Inspector.
+    named = set(re.findall(r"@modelcontextprotocol/inspector@([\w.-]+)", MARKDOWN))
     assert named == {mcp_tools.INSPECTOR_VERSION}
 
 
 @pytest.mark.timeout(900)  # the first run installs Node 22 and the Inspector from npm
-def test_the_readme_inspector_cli_command_lists_the_tools(server_url: str) -> None:
+def test_the_docs_inspector_cli_command_lists_the_tools(server_url: str) -> None:
     if shutil.which("npm") is None:
         pytest.skip(
             "npm is not on PATH: install Node 20+ with npm, and scripts/mcp-inspect installs the Inspector"
         )
     [command] = [
         c
-        for c in shell_commands(README)
+        for c in shell_commands(MARKDOWN)
         if c.startswith("npx @modelcontextprotocol/inspector") and "--cli http://" in c and "tools/list" in c
     ]
     words = shlex.split(command)

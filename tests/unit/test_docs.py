@@ -1,5 +1,5 @@
 """The docs say what the code does: every doc they point to exists, names and numbers match the code and the
-template, the README's commands run, and its log query reads fields the deployed lines really carry."""
+template, the documented commands run, and the log query reads fields the deployed lines really carry."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from mcp_lambda.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PERFORMANCE = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
 SAM = ROOT / ".venv-sam" / "bin" / "sam"
 DOCS = [ROOT / "README.md", ROOT / "events" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # The businesses the template itself ships and documents; any other business's files are its own affair.
@@ -85,6 +87,57 @@ def test_a_new_business_naming_its_own_md_file_is_not_a_missing_doc(tmp_path: Pa
     ]
 
 
+README_MAX_LINES = 150
+
+
+def test_the_readme_is_short_and_maps_every_docs_page() -> None:
+    assert len(README.splitlines()) <= README_MAX_LINES
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", README))
+    pages = {path.name for path in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set(), "pages the README's map does not link"
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    titles = re.findall(r"^#{1,6} (.+?)\s*$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", title.lower().replace("`", "")).replace(" ", "-") for title in titles}
+
+
+def broken_links(root: Path) -> list[tuple[str, str]]:
+    """(file, link) for every relative Markdown link of the README and docs/ whose file or heading is missing."""
+    broken = []
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+        for link in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", link):
+                continue  # https:, mailto:
+            path, _, anchor = link.partition("#")
+            target = (doc.parent / path).resolve() if path else doc
+            if not target.exists() or (
+                anchor and target.suffix == ".md" and anchor not in heading_anchors(target.read_text())
+            ):
+                broken.append((str(doc.relative_to(root)), link))
+    return broken
+
+
+def test_every_relative_link_of_the_docs_resolves() -> None:
+    assert broken_links(ROOT) == []
+
+
+def test_a_link_to_a_missing_heading_is_broken(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("[a](docs/a.md#the-part) [b](docs/a.md#no-part) [c](docs/none.md)\n")
+    (tmp_path / "docs" / "a.md").write_text(
+        "# A\n\n## The part\n\n```\n# Not a heading\n```\n[x](#not-a-heading)\n"
+    )
+    assert broken_links(tmp_path) == [
+        ("README.md", "docs/a.md#no-part"),
+        ("README.md", "docs/none.md"),
+        ("docs/a.md", "#not-a-heading"),
+    ]
+
+
 def test_the_metrics_namespace_is_one_name_in_code_template_and_docs() -> None:
     template = (ROOT / "template.yaml").read_text()
     [namespace] = re.findall(r"POWERTOOLS_METRICS_NAMESPACE: (\S+)", template)
@@ -97,7 +150,7 @@ def test_the_metrics_namespace_is_one_name_in_code_template_and_docs() -> None:
         for path in (ROOT / "src").rglob("*.py")
         for name in re.findall(r"^class (Mcp\w+)", path.read_text(), re.M)
     }
-    for doc in (ROOT / "docs" / "observability.md", ROOT / "README.md"):
+    for doc in (ROOT / "docs" / "observability.md", ROOT / "docs" / "operations.md"):
         names = set(re.findall(r"`(Mcp\w+)`", doc.read_text())) - outputs - classes
         assert names == {DEFAULT_METRICS_NAMESPACE}, (doc.name, names)
 
@@ -122,7 +175,7 @@ def test_the_bench_switch_and_the_bench_rows_are_documented() -> None:
         env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}"},
     )
     cases = re.findall(r"^  ((?:bare |tools/).*?)\s{2,}\d+\s+\d+\s+[\d.]+", done.stdout, re.M)
-    performance = README[README.index("## Performance") : README.index("## Deploying")]
+    performance = PERFORMANCE[: PERFORMANCE.index("## Why the code is shaped so")]  # the measured tables
     rows = re.findall(r"^\| ((?:bare|tools/)[^|]*?) \|", performance, re.M)
     assert len(cases) == 10 and cases == [row for row in rows if "logs off" not in row], (cases, rows)
     assert "**The floor**" in performance  # named: what the ratios are ratios to
@@ -156,7 +209,7 @@ def test_each_documented_sam_command_is_one_the_pinned_sam_cli_accepts(arguments
 
 
 def test_the_logs_insights_query_reads_fields_a_deployed_failure_line_has() -> None:
-    [query] = re.findall(r"```text\n(fields .*?)```", README, flags=re.S)
+    [query] = re.findall(r"```text\n(fields .*?)```", OPERATIONS, flags=re.S)
     fields = [name.strip() for name in query.splitlines()[0].removeprefix("fields").split(",")]
     [event] = re.findall(r'filter event = "(\w+)"', query)
     # The deployed handler (Powertools decorators included) logging one failed call, as CloudWatch receives it.
