@@ -15,26 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.docs_blocks import shell_commands
 
 pytestmark = pytest.mark.interop
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 NODE_ENV = ROOT.parent / "shared" / "tools" / "mcp-node-env"  # the team's pinned Node + Inspector install
-
-
-def shell_commands(markdown: str) -> list[str]:
-    """Every command of the ```bash blocks, with backslash continuations joined and comments dropped."""
-    commands = []
-    for block in re.findall(r"```bash\n(.*?)```", markdown, flags=re.S):
-        for command in block.replace("\\\n", " ").splitlines():
-            try:
-                words = shlex.split(command, comments=True)
-            except ValueError:  # not a one-line shell command (prose, a heredoc): nothing to run
-                continue
-            if words:
-                commands.append(shlex.join(words))
-    return commands
 
 
 @dataclass

@@ -35,7 +35,7 @@ TIMEOUT_SECONDS = 120
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<language>[\w+-]*)")
 _MARKER = re.compile(r"^\s*<!--\s*docs-test:(?P<rest>.*?)-->\s*$")
-_SKIP = re.compile(r"^\s*skip\b\s*[—–:-]*\s*(?P<reason>.*?)\s*$")
+_SKIP = re.compile(r"^\s*skip\b\s*[\u2014\u2013:-]*\s*(?P<reason>.*?)\s*$")  # an em or en dash, a colon
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):3000\b")
 _MAKE_RUN = re.compile(r"^\s*make\s+run\s*(#.*)?$")
 _OPERATORS = frozenset({"|", "||", "&&", ";", "&"})
@@ -94,6 +94,11 @@ class Block:
         return "shell" if self.language in SHELL_LANGUAGES else "data"
 
     @property
+    def is_manifest(self) -> bool:
+        """A ```yaml block that is a whole manifest (a top-level `tools:`), which the manifest loader checks."""
+        return self.language in ("yaml", "yml") and re.search(r"^tools:", self.text, flags=re.M) is not None
+
+    @property
     def marked_needs_server(self) -> bool:
         return self.text.lstrip("\n").startswith(NEEDS_SERVER)
 
@@ -106,7 +111,9 @@ class Block:
             return True
         if self.kind != "shell" or unsafe_commands(self.text):
             return False  # an unsafe unmarked block fails without a server
-        return any(_PORT.search(word) for command in shell_commands_of(self.text) for word in shlex.split(command))
+        return any(
+            _PORT.search(word) for command in shell_commands_of(self.text) for word in shlex.split(command)
+        )
 
 
 def doc_pages(root: Path = ROOT) -> list[Path]:
@@ -127,7 +134,10 @@ def blocks_of(markdown: str, page: str) -> list[Block]:
         end = index + 1
         while end < len(lines) and not lines[end].strip().startswith(fence):
             end += 1
-        body = [line[len(indent) :] if line.startswith(indent) else line.lstrip() for line in lines[index + 1 : end]]
+        body = [
+            line[len(indent) :] if line.startswith(indent) else line.lstrip()
+            for line in lines[index + 1 : end]
+        ]
         skip_reason, marker_error = _comment_before(lines, index)
         text = "\n".join(body) + "\n"
         first = text.lstrip("\n").splitlines()[0].strip() if text.strip() else ""
@@ -178,7 +188,12 @@ def _script(text: str) -> str:
 def shell_commands(markdown: str) -> list[str]:
     """Every command of the markdown's shell blocks as words re-joined (quotes normalised, comments dropped): the
     form a test parses a `curl` line from. A line that is no one-line shell command (a heredoc) is left out."""
-    return [command for block in blocks_of(markdown, "-") if block.kind == "shell" for command in shell_commands_of(block.text)]
+    return [
+        command
+        for block in blocks_of(markdown, "-")
+        if block.kind == "shell"
+        for command in shell_commands_of(block.text)
+    ]
 
 
 def shell_commands_of(text: str) -> list[str]:
@@ -246,9 +261,13 @@ def run_block(block: Block, server_url: str | None = None, root: Path = ROOT) ->
         raise BlockFailure(f"{block.id}: {block.marker_error}")
     if block.skip_reason is not None:
         if not block.skip_reason:
-            raise BlockFailure(f"{block.id}: a docs-test skip needs a reason: <!-- docs-test: skip — <why> -->")
+            raise BlockFailure(
+                f"{block.id}: a docs-test skip needs a reason: <!-- docs-test: skip — <why> -->"
+            )
         return
     if block.kind == "data":
+        if block.is_manifest:
+            _check_manifest(block)
         return
     text = block.text
     if block.needs_server:
@@ -264,6 +283,17 @@ def run_block(block: Block, server_url: str | None = None, root: Path = ROOT) ->
     _execute(block, text, root)
 
 
+def _check_manifest(block: Block) -> None:
+    from mcp_lambda.manifest.loader import parse_manifest
+
+    with tempfile.TemporaryDirectory(prefix="docs-block-") as scratch:
+        path = Path(scratch) / "manifest.yaml"
+        path.write_text(block.text, encoding="utf-8")
+        _, problems = parse_manifest(path)
+    if problems:
+        raise BlockFailure(f"{block.id}: the manifest has problems: {[str(problem) for problem in problems]}")
+
+
 def _execute(block: Block, text: str, root: Path) -> None:
     env = {
         **{name: value for name, value in os.environ.items() if name not in ("BUSINESS", "MANIFEST_DIR")},
@@ -276,7 +306,16 @@ def _execute(block: Block, text: str, root: Path) -> None:
             script.write_text(text, encoding="utf-8")
             if defines_tests(text):
                 (Path(scratch) / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-                command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", scratch]
+                command = [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--rootdir",
+                    scratch,
+                ]
                 command += ["-c", str(Path(scratch) / "pytest.ini"), str(script)]
             else:
                 command = [sys.executable, str(script)]
@@ -284,12 +323,21 @@ def _execute(block: Block, text: str, root: Path) -> None:
             command = ["bash", "-euo", "pipefail", "-c", _script(text)]
         try:
             done = subprocess.run(
-                command, cwd=root, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False
+                command,
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_SECONDS,
+                check=False,
             )
         except subprocess.TimeoutExpired as exc:
             raise BlockFailure(f"{block.id}: still running after {TIMEOUT_SECONDS} s") from exc
     if done.returncode != 0:
+        hint = ""
+        if not block.needs_server and _PORT.search(text):
+            hint = f"\n(it names :3000: if it talks to `make run`, make {NEEDS_SERVER!r} its first line)"
         raise BlockFailure(
-            f"{block.id}: exited {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n"
+            f"{block.id}: exited {done.returncode}{hint}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n"
             f"{done.stderr[-3000:]}"
         )

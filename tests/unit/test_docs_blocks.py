@@ -18,7 +18,9 @@ from tests.support.docs_blocks import (
     unsafe_commands,
 )
 
-LOCAL_BLOCKS = [block for block in all_blocks() if block.kind != "data" and not block.needs_server]
+LOCAL_BLOCKS = [
+    block for block in all_blocks() if (block.kind != "data" or block.is_manifest) and not block.needs_server
+]
 
 
 @pytest.mark.parametrize("block", LOCAL_BLOCKS, ids=[block.id for block in LOCAL_BLOCKS])
@@ -76,7 +78,9 @@ def test_an_unmarked_shell_block_runs_only_safe_commands(tmp_path: Path) -> None
         "```bash\nmake deploy BUSINESS=demo\n```\n",
     )
     assert unsafe_commands(safe.text) == []
-    with pytest.raises(BlockFailure, match=r"not known to be safe(.|\n)*make deploy BUSINESS=demo(.|\n)*docs-test"):
+    with pytest.raises(
+        BlockFailure, match=r"not known to be safe(.|\n)*make deploy BUSINESS=demo(.|\n)*docs-test"
+    ):
         run_block(unsafe)
 
 
@@ -89,7 +93,9 @@ def test_each_part_of_a_pipeline_or_list_must_be_safe() -> None:
 
 
 def test_a_shell_block_that_fails_fails_under_pipefail(tmp_path: Path) -> None:
-    [block] = _blocks(tmp_path, "```bash\nprintf x | python3 -c 'import sys; sys.exit(3)' | echo ignored\n```\n")
+    [block] = _blocks(
+        tmp_path, "```bash\nprintf x | python3 -c 'import sys; sys.exit(3)' | echo ignored\n```\n"
+    )
     with pytest.raises(BlockFailure, match="exited 3"):
         run_block(block)
 
@@ -128,7 +134,23 @@ def test_a_block_that_needs_the_server_runs_against_its_port(tmp_path: Path) -> 
 
 
 def test_data_blocks_are_not_run(tmp_path: Path) -> None:
-    blocks = _blocks(tmp_path, "```text\nrm -rf /\n```\n```json\n{\n```\n```yaml\n: :\n```\n```toml\n[\n```\n")
+    blocks = _blocks(
+        tmp_path, "```text\nrm -rf /\n```\n```json\n{\n```\n```yaml\n: :\n```\n```toml\n[\n```\n"
+    )
     assert {block.kind for block in blocks} == {"data"}
     for block in blocks:
         run_block(block)
+
+
+def test_a_yaml_block_that_is_a_manifest_is_checked(tmp_path: Path) -> None:
+    good, bad, fragment = _blocks(
+        tmp_path,
+        "```yaml\ntools:\n  ping:\n    output: {kind: execution_result}\n```\n"
+        "```yaml\ntools:\n  ping:\n    output: {kind: cards}\n```\n"
+        "```yaml\noutput: {kind: cards}\n```\n",
+    )
+    assert good.is_manifest and bad.is_manifest and not fragment.is_manifest
+    run_block(good)
+    run_block(fragment)
+    with pytest.raises(BlockFailure, match="the manifest has problems"):
+        run_block(bad)
