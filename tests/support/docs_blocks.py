@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NEEDS_SERVER = "# docs-test: needs make run"
 SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh"})
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3"})
-TIMEOUT_SECONDS = 120
+TIMEOUT_SECONDS = 90  # under the suite's pytest-timeout of 120 s, so the block's own message is the one seen
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<language>[\w+-]*)")
 _MARKER = re.compile(r"^\s*<!--\s*docs-test:(?P<rest>.*?)-->\s*$")
