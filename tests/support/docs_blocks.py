@@ -12,8 +12,10 @@ run it, one case per block, id `file:line`):
   which must not be empty;
 - a ```bash / sh / shell / console block with neither marker runs (`bash -euo pipefail`, in the repository) when
   every command in it is one of `SAFE_COMMANDS`, against the server when it names `:3000`; any other command
-  fails the case, asking for a marker, so no block is silently ignored;
-- ```text, ```json, ```yaml, ```toml and unlabelled blocks are data and are not run.
+  fails the case, asking for a marker, so no block is silently ignored
+  (a ```console block's commands are its `$ ` lines);
+- ```text, ```json, ```yaml, ```toml and unlabelled blocks are data and are not run; a ```yaml block that is a
+  whole manifest (a top-level `tools:`) is checked with the manifest loader instead.
 """
 
 from __future__ import annotations
