@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from scripts import mcp_tools
+from tests.support.docs_blocks import shell_commands
 
 pytestmark = pytest.mark.interop
 
@@ -24,20 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 INSPECTOR = ROOT / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MARKDOWN = "\n".join(path.read_text(encoding="utf-8") for path in DOCS)
-
-
-def shell_commands(markdown: str) -> list[str]:
-    """Every command of the ```bash blocks, with backslash continuations joined and comments dropped."""
-    commands = []
-    for block in re.findall(r"```bash\n(.*?)```", markdown, flags=re.S):
-        for command in block.replace("\\\n", " ").splitlines():
-            try:
-                words = shlex.split(command, comments=True)
-            except ValueError:  # not a one-line shell command (prose, a heredoc): nothing to run
-                continue
-            if words:
-                commands.append(shlex.join(words))
-    return commands
 
 
 @dataclass

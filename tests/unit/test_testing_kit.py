@@ -490,21 +490,6 @@ def test_requests_from_two_threads_take_turns_on_the_container_loop() -> None:
     assert results == ["t"] * 4
 
 
-# --- the docs ------------------------------------------------------------------------------------------------
-
-
-def test_the_docs_first_example_runs() -> None:
-    page = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
-    example = re.search(r"```python\n(.*?)```", page, flags=re.S)
-    assert example is not None
-    namespace: dict[str, Any] = {}
-    exec(compile(example.group(1), "docs/testing.md", "exec"), namespace)
-    tests = [value for name, value in namespace.items() if name.startswith("test_") and callable(value)]
-    assert tests
-    for test in tests:
-        test()
-
-
 def test_every_exported_name_resolves_and_only_on_first_use() -> None:
     import mcp_lambda.testing as kit
 
