@@ -230,7 +230,7 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     try:
         handlers = load_handlers(dotted, workers)
     except SettingsError as exc:
-        fail(f"{exc}; fix the variable in your environment (README: Configuration)")
+        fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
     except BusinessNotFound as exc:
         fail(str(not_found(exc.name)))
     except BusinessError as exc:
@@ -282,7 +282,7 @@ def serve(
         try:
             settings = get_settings()
         except SettingsError as exc:
-            fail(f"{exc}; fix the variable in your environment (README: Configuration)")
+            fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
         server.server_close()
