@@ -49,8 +49,9 @@ def downstream() -> Iterator[FakeService]:
 
 @pytest.fixture
 def written(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
-    """The lines the business's logger writes, through its own handler (so the direct-write path is taken: no
-    root handler would see the line, as in Lambda)."""
+    """The lines the business's logger writes, through its own handler (pytest's capture handler, added after
+    the fixtures, sends them down the ordinary path: `test_the_direct_write_carries_the_trace_id` takes the
+    other)."""
     logger = get_logger(SERVICE)
     handler = logger.registered_handler  # type: ignore[attr-defined]
     stream = io.StringIO()
@@ -304,3 +305,24 @@ def test_the_direct_write_carries_the_trace_id(monkeypatch: pytest.MonkeyPatch) 
     inside, after = lines_of(stream)
     assert made == []  # written directly, without a LogRecord
     assert inside["trace_id"] == TRACE_ID and "trace_id" not in after
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    value=st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=64)
+    | st.from_regex(W3C, fullmatch=True)
+)
+def test_no_traceparent_header_fails_the_call(
+    value: str, downstream: FakeService, written: io.StringIO
+) -> None:
+    call_with_header(downstream.url, {"traceparent": value, "tracestate": value})
+
+    sent = downstream.seen[-1].headers.get("traceparent")
+    expected = trace_context.parse(value.strip(" \t"))  # HTTP drops the whitespace around a header value
+    assert (sent is None) == (expected is None)
+
+
+def test_the_header_may_have_whitespace_around_it(downstream: FakeService, written: io.StringIO) -> None:
+    call_with_header(downstream.url, {"traceparent": f" {TRACEPARENT}\t"})
+
+    assert downstream.seen[0].headers["traceparent"].split("-")[1] == TRACE_ID

@@ -110,8 +110,8 @@ def trace_context_of(inbound: Inbound, meta: Mapping[str, Any]) -> TraceContext 
         found = parse(meta["traceparent"], meta.get("tracestate"))
         if found is not None:
             return found
-    header = inbound.headers.get("traceparent")
-    return None if header is None else parse(header, inbound.headers.get("tracestate"))
+    header = inbound.header("traceparent")  # without the optional whitespace around a header value
+    return None if header is None else parse(header, inbound.header("tracestate"))
 
 
 def error_outbound(request_id: RequestId | None, error: RpcError, status: int | None = None) -> Outbound:
