@@ -35,7 +35,7 @@ LAYERS = (
     "downstream | aws",
     "observability",
     "settings",
-    "deadlines",
+    "deadlines | trace_context",
     "workers | restore",
     "errors",
 )

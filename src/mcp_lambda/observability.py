@@ -398,6 +398,26 @@ def current_correlation_id(logger: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@contextmanager
+def trace_id_on_lines(logger: Any, trace_id: str | None) -> Iterator[None]:
+    """Put `trace_id` on every line `logger` writes in this context (thread or task) during the block: a tool's
+    own `ctx.logger` lines and the framework's, direct writes included (they read the same context keys).
+
+    Args:
+        logger: The call's logger; one without Powertools' context keys (a test's) is left as it is.
+        trace_id: The caller's trace id; None leaves the lines as they are.
+    """
+    append = getattr(logger, "thread_safe_append_keys", None)
+    if trace_id is None or not callable(append):
+        yield
+        return
+    append(trace_id=trace_id)
+    try:
+        yield
+    finally:
+        logger.thread_safe_remove_keys(["trace_id"])
+
+
 def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
     """Powertools' rule, without importing the X-Ray SDK: on in Lambda (or beside an X-Ray daemon), off locally."""
     env = os.environ if env is None else env
@@ -491,14 +511,25 @@ class ToolTelemetry:
             self._tracer = Tracer(service=self.service, patch_modules=("botocore",))
         return self._tracer
 
-    def tool_call(self, tool_name: str) -> AbstractContextManager[ToolCallRecord]:
+    def tool_call(
+        self, tool_name: str, trace_id: str | None = None
+    ) -> AbstractContextManager[ToolCallRecord]:
+        """Measure one tool call (and trace it, when tracing is on).
+
+        Args:
+            tool_name: The tool.
+            trace_id: The caller's W3C trace id, annotated on the subsegment (`caller_trace_id`) to find it by.
+
+        Returns:
+            A context manager yielding the record whose `outcome` the caller sets.
+        """
         tracer = self.tracer
         if tracer is None:
             return _MeasuredCall(self, ToolCallRecord(tool_name))  # a plain class: no generator per call
-        return self._traced_call(tracer, tool_name)
+        return self._traced_call(tracer, tool_name, trace_id)
 
     @contextmanager
-    def _traced_call(self, tracer: Any, tool_name: str) -> Iterator[ToolCallRecord]:
+    def _traced_call(self, tracer: Any, tool_name: str, trace_id: str | None) -> Iterator[ToolCallRecord]:
         record = ToolCallRecord(tool_name)
         started = time.perf_counter()
         with tracer.provider.in_subsegment(f"## tool {tool_name}") as subsegment:
@@ -508,6 +539,8 @@ class ToolTelemetry:
                 if subsegment is not None:
                     subsegment.put_annotation("tool", tool_name)
                     subsegment.put_annotation("outcome", record.outcome)
+                    if trace_id is not None:
+                        subsegment.put_annotation("caller_trace_id", trace_id)
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
@@ -555,7 +588,7 @@ class NoTelemetry:
     """Tool calls without tracing or metrics (unit tests, and apps wired without telemetry)."""
 
     @contextmanager
-    def tool_call(self, tool_name: str) -> Iterator[ToolCallRecord]:
+    def tool_call(self, tool_name: str, trace_id: str | None = None) -> Iterator[ToolCallRecord]:
         yield ToolCallRecord(tool_name)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from tests.support.business import TEST_BUSINESS
+from tests.support.fake_tracer import FakeTracer
 from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
 
 from mcp_lambda.observability import (
@@ -132,26 +133,6 @@ def test_tool_call_lines_carry_the_section_5_fields() -> None:
 
 
 # --- tracing and metrics ---------------------------------------------------------------------------------------
-
-
-class FakeSubsegment:
-    def __init__(self) -> None:
-        self.annotations: dict[str, Any] = {}
-
-    def put_annotation(self, key: str, value: Any) -> None:
-        self.annotations[key] = value
-
-
-class FakeTracer:
-    def __init__(self) -> None:
-        self.subsegments: list[tuple[str, FakeSubsegment]] = []
-        self.provider = self
-
-    @contextmanager
-    def in_subsegment(self, name: str) -> Iterator[FakeSubsegment]:
-        subsegment = FakeSubsegment()
-        self.subsegments.append((name, subsegment))
-        yield subsegment
 
 
 def test_each_tool_call_gets_a_subsegment_annotated_with_tool_and_outcome(

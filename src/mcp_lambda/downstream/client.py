@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import deadlines, restore
+from .. import deadlines, restore, trace_context
 from ..errors import McpLambdaError
 from ..observability import ToolLogger
 from ..settings import Settings
@@ -201,6 +201,10 @@ class HttpClient:
         all_headers = {"accept": "application/json", **(headers or {})}
         if json_body is not None:
             all_headers.setdefault("content-type", "application/json; charset=utf-8")
+        trace = trace_context.current()
+        # A new span of the caller's trace per call (SEP-2028); a tool that sets its own traceparent keeps it.
+        if trace is not None and not any(name.lower() == "traceparent" for name in all_headers):
+            all_headers.update(trace.child().headers())
         left_open = self.breakers.left_open_ms(host)
         if left_open is not None:
             log.done(0, error="CircuitOpen")

@@ -64,6 +64,7 @@ class ContextFactory:
             caller_token=scope.auth.token,
             deadline=deadlines.current(),  # the request's, set by the transport
             http=services.http,
+            trace=scope.trace,
         )
 
     def for_task(

@@ -39,6 +39,7 @@ from .scope import (
     answer,
     error_outbound,
     idempotency_key_of,
+    trace_context_of,
 )
 from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, body_version, negotiate_legacy
 
@@ -266,6 +267,7 @@ class LegacyEra:
 
     def _scope(self, inbound: Inbound, session: Session, request: Request) -> CallScope:
         meta = request.params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
         return CallScope(
             era=self,
             protocol_version=inbound.header("mcp-protocol-version") or session.protocol_version,
@@ -275,10 +277,11 @@ class LegacyEra:
             auth=inbound.auth,
             session=session,
             client_capabilities=session.client_capabilities,
-            meta=meta if isinstance(meta, dict) else {},
+            meta=meta,
             log_level=session.log_level,
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
+            trace=trace_context_of(inbound, meta),
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:

@@ -24,7 +24,16 @@ from .jsonrpc import (
 )
 from .methods import ToolMethods
 from .rounds import Rounds
-from .scope import CallScope, Handler, Inbound, Outbound, answer, error_outbound, idempotency_key_of
+from .scope import (
+    CallScope,
+    Handler,
+    Inbound,
+    Outbound,
+    answer,
+    error_outbound,
+    idempotency_key_of,
+    trace_context_of,
+)
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
 from .versions import LEGACY_VERSIONS, META_VERSION, MODERN_VERSIONS
 from .wire_tables import (
@@ -188,6 +197,7 @@ class ModernEra:
             else None,
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
+            trace=trace_context_of(inbound, meta),
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from ..caller import NO_AUTH, RequestAuth
 from ..sessions import Session
 from ..tools import InputRequired
+from ..trace_context import TraceContext, parse
 from .jsonrpc import INVALID_REQUEST, RequestId, RpcError, error_response
 from .versions import is_legacy_header
 
@@ -102,6 +103,17 @@ def idempotency_key_of(inbound: Inbound) -> str | None:
     return value or None
 
 
+def trace_context_of(inbound: Inbound, meta: Mapping[str, Any]) -> TraceContext | None:
+    """The caller's trace context: `_meta.traceparent` (SEP-414, the message's own), else the HTTP header; None
+    when neither carries a valid one (then nothing is invented)."""
+    if "traceparent" in meta:
+        found = parse(meta["traceparent"], meta.get("tracestate"))
+        if found is not None:
+            return found
+    header = inbound.header("traceparent")  # without the optional whitespace around a header value
+    return None if header is None else parse(header, inbound.header("tracestate"))
+
+
 def error_outbound(request_id: RequestId | None, error: RpcError, status: int | None = None) -> Outbound:
     """The one place an RpcError becomes a response: its own status (else `status`, else 200) and headers."""
     return Outbound(
@@ -165,6 +177,8 @@ class CallScope:
     idempotency_key: str | None = None
     lambda_context: Any = None
     auth: RequestAuth = NO_AUTH
+    # The caller's W3C trace context (`trace_context_of`), continued by the tool call's logs and `ctx.http`.
+    trace: TraceContext | None = None
     # Set by a handler whose result depends on who asks (a scope-filtered tools/list): never cache it publicly.
     caller_specific: bool = False
 

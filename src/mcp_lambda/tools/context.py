@@ -12,6 +12,7 @@ from ..downstream import HttpClient
 from ..observability import ToolLogger
 from ..platform_api import PlatformApiClient
 from ..secrets import NoSecrets, SecretSource, SecretUnavailable
+from ..trace_context import TraceContext
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -81,6 +82,9 @@ class ToolContext:
     # When the answer must be on its way (see `remaining_ms`); `http` caps its timeouts by it.
     deadline: Deadline = NO_DEADLINE
     http: HttpClient = field(default_factory=HttpClient)
+    # The caller's W3C trace context (SEP-414), when it sent one: its trace id is on the call's log lines, and
+    # `http` sends each downstream request a child of it.
+    trace: TraceContext | None = None
 
     def remaining_ms(self) -> int:
         """Milliseconds left before the request deadline.

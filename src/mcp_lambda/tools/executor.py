@@ -29,7 +29,9 @@ from ..observability import (
     log_event,
     new_error_id,
     summarize_arguments,
+    trace_id_on_lines,
 )
+from ..trace_context import active
 from .context import SecretUnavailable, ToolContext
 from .fingerprints import LogFingerprints
 from .inputs import InputRequired
@@ -202,7 +204,22 @@ class ToolExecutor:
         crash_raises: bool = False,
     ) -> Executed:
         """Run the tool; the result and how the call ended (`log_fields` join both log lines)."""
-        with self.telemetry.tool_call(spec.name) as record:  # tracing subsegment + EMF metrics
+        if ctx.trace is not None:  # the caller's trace: on every line of the call, and sent downstream
+            trace_id = ctx.trace.trace_id
+            with active(ctx.trace), trace_id_on_lines(ctx.logger, trace_id):
+                return await self._execute(spec, arguments, ctx, log_fields, crash_raises, trace_id)
+        return await self._execute(spec, arguments, ctx, log_fields, crash_raises)
+
+    async def _execute(
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        ctx: ToolContext,
+        log_fields: Mapping[str, Any] | None,
+        crash_raises: bool,
+        trace_id: str | None = None,
+    ) -> Executed:
+        with self.telemetry.tool_call(spec.name, trace_id) as record:  # tracing subsegment + EMF metrics
             call = _Call(spec, ctx, self.fingerprints, log_fields)
             call.started_line(arguments)
             result: ToolResult | InputRequired
@@ -232,7 +249,8 @@ class ToolExecutor:
     ) -> ToolResult:
         """A call answered without running the tool (replayed, or refused by the exactly-once store): logged and
         counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began."""
-        with self.telemetry.tool_call(spec.name) as record:
+        trace_id = ctx.trace.trace_id if ctx.trace is not None else None
+        with self.telemetry.tool_call(spec.name, trace_id) as record:
             call = _Call(spec, ctx, self.fingerprints, log_fields, started)
             call.started_line(arguments)
             structured = result.structured_content
@@ -325,6 +343,8 @@ class _Call:
             self.base["caller"] = fingerprints.of(ctx.caller.principal)
         if ctx.task_id:
             self.base["task_id"] = ctx.task_id
+        if ctx.trace is not None:
+            self.base["trace_id"] = ctx.trace.trace_id
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)
