@@ -62,12 +62,22 @@ class Smoke:
             expect(not self.endpoint.token, f"TOKEN given, but a request without one got HTTP {reply.status}")
             raise Skipped(f"auth is off (a request without a token got HTTP {reply.status})")
         self.auth_on = True
-        # API Gateway renames the function's WWW-Authenticate header (docs/auth.md).
-        challenge = reply.headers.get("www-authenticate") or reply.headers.get("x-amzn-remapped-www-authenticate")
-        expect(bool(challenge) and challenge.lower().startswith("bearer"), "401 without a Bearer challenge")
+        # API Gateway renames the function's WWW-Authenticate header, and its JWT authorizer sends none
+        # (docs/auth.md): then clients find the metadata at the well-known URLs, which the next check reads.
+        challenge = reply.headers.get("www-authenticate") or reply.headers.get(
+            "x-amzn-remapped-www-authenticate"
+        )
+        expect(
+            not challenge or challenge.lower().startswith("bearer"),
+            f"401 challenge is not Bearer: {challenge}",
+        )
         if not self.endpoint.token:
             raise CheckFailed("auth is on (HTTP 401) and no TOKEN was given: the other checks cannot run")
-        return f"401 {challenge}"
+        return (
+            f"401 {challenge}"
+            if challenge
+            else "401 without a challenge header (clients use the well-known URLs)"
+        )
 
     def resource_metadata(self) -> str:
         if not self.auth_on:
@@ -75,9 +85,13 @@ class Smoke:
         parts = urllib.parse.urlsplit(self.endpoint.url)
         url = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
         reply = http("GET", url, timeout=self.endpoint.timeout)
-        expect(reply.status == 200 and isinstance(reply.body, dict), f"GET {url} answered HTTP {reply.status}")
+        expect(
+            reply.status == 200 and isinstance(reply.body, dict), f"GET {url} answered HTTP {reply.status}"
+        )
         servers = reply.body.get("authorization_servers")
-        expect(bool(reply.body.get("resource")) and bool(servers), "no resource or authorization_servers in it")
+        expect(
+            bool(reply.body.get("resource")) and bool(servers), "no resource or authorization_servers in it"
+        )
         return f"authorization_servers {servers}"
 
     def discover(self) -> str:
@@ -108,10 +122,16 @@ class Smoke:
 
     def session(self) -> str:
         endpoint = self.endpoint
-        hello = {"protocolVersion": SESSION, "capabilities": {}, "clientInfo": {"name": "smoke", "version": "1"}}
+        hello = {
+            "protocolVersion": SESSION,
+            "capabilities": {},
+            "clientInfo": {"name": "smoke", "version": "1"},
+        }
         reply = endpoint.rpc("initialize", hello)
         result = result_of(reply, "initialize")
-        expect(result.get("protocolVersion") == SESSION, f"initialize agreed on {result.get('protocolVersion')}")
+        expect(
+            result.get("protocolVersion") == SESSION, f"initialize agreed on {result.get('protocolVersion')}"
+        )
         session_id = reply.headers.get("mcp-session-id")
         expect(bool(session_id), "initialize gave no Mcp-Session-Id")
         headers = {"mcp-session-id": str(session_id), "mcp-protocol-version": SESSION}
@@ -119,7 +139,9 @@ class Smoke:
         expect(ack.status == 202, f"notifications/initialized answered HTTP {ack.status}")
 
         def call(name: str, arguments: dict[str, Any]) -> Any:
-            return result_of(endpoint.rpc("tools/call", {"name": name, "arguments": arguments}, headers), "tools/call")
+            return result_of(
+                endpoint.rpc("tools/call", {"name": name, "arguments": arguments}, headers), "tools/call"
+            )
 
         try:
             called = self._call(call)
@@ -130,10 +152,16 @@ class Smoke:
         return f"initialize, initialized, {called}, DELETE {closed.status}"
 
     def legacy_initialize(self) -> str:
-        hello = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "smoke", "version": "1"}}
+        hello = {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "smoke", "version": "1"},
+        }
         reply = self.endpoint.rpc("initialize", hello)
         result = result_of(reply, "initialize")
-        expect(result.get("protocolVersion") == LEGACY, f"initialize agreed on {result.get('protocolVersion')}")
+        expect(
+            result.get("protocolVersion") == LEGACY, f"initialize agreed on {result.get('protocolVersion')}"
+        )
         if reply.headers.get("mcp-session-id"):  # not checked: only so the smoke leaves no session behind
             self.endpoint.delete_session(reply.headers["mcp-session-id"], LEGACY)
         return f"protocolVersion {LEGACY}"
@@ -143,7 +171,11 @@ class Smoke:
         if not origin:
             raise Skipped("no ORIGIN given")
         asked = "authorization,content-type,mcp-protocol-version,mcp-method,mcp-name,mcp-session-id"
-        headers = {"origin": origin, "access-control-request-method": "POST", "access-control-request-headers": asked}
+        headers = {
+            "origin": origin,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": asked,
+        }
         reply = http("OPTIONS", self.endpoint.url, headers=headers, timeout=self.endpoint.timeout)
         expect(200 <= reply.status < 300, f"OPTIONS answered HTTP {reply.status}")
         allowed = reply.headers.get("access-control-allow-origin")
@@ -166,13 +198,20 @@ class Smoke:
             raise Skipped("server/discover does not offer the tasks extension")
         name = self._task_tool()
         arguments = parse_arguments(self.options.task_args, "TASK_ARGS")
-        created = self.endpoint.modern("tools/call", {"name": name, "arguments": arguments}, tasks=True, name=name)
-        expect(created.get("resultType") == "task", f"{name} answered resultType {created.get('resultType')!r}")
+        created = self.endpoint.modern(
+            "tools/call", {"name": name, "arguments": arguments}, tasks=True, name=name
+        )
+        expect(
+            created.get("resultType") == "task", f"{name} answered resultType {created.get('resultType')!r}"
+        )
         task_id = str(created.get("taskId"))
         deadline = time.monotonic() + self.options.task_timeout
         task = created
         while task.get("status") not in TERMINAL:
-            expect(time.monotonic() < deadline, f"task still {task.get('status')} after {self.options.task_timeout} s")
+            expect(
+                time.monotonic() < deadline,
+                f"task still {task.get('status')} after {self.options.task_timeout} s",
+            )
             time.sleep(min(max((task.get("pollIntervalMs") or 500) / 1000, 0.1), 5))
             task = self.endpoint.modern("tasks/get", {"taskId": task_id}, tasks=True, name=task_id)
         expect(task["status"] == "completed", f"task ended {task['status']}: {task.get('error') or ''}")
@@ -208,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--stack", help="a CloudFormation stack whose McpUrl output is the endpoint")
     parser.add_argument("--token", default=os.environ.get("TOKEN"), help="a bearer token (default: $TOKEN)")
     parser.add_argument("--origin", help="an allowed browser origin, for the CORS preflight")
-    parser.add_argument("--tool", help="the read-only tool to call (default: the first one with no required argument)")
+    parser.add_argument(
+        "--tool", help="the read-only tool to call (default: the first one with no required argument)"
+    )
     parser.add_argument("--args", help="its arguments, a JSON object")
     parser.add_argument("--task-tool", help="the tool to run as a task")
     parser.add_argument("--task-args", help="its arguments, a JSON object")

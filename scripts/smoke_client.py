@@ -3,14 +3,10 @@ JSON-RPC endpoint at 2026-07-28, the tool a smoke call picks, and a stack's `Mcp
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +34,9 @@ class Reply:
     body: Any
 
 
-def http(method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None, timeout: float = 10) -> Reply:
+def http(
+    method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None, timeout: float = 10
+) -> Reply:
     """Send one request and return its answer, whatever the status.
 
     Raises:
@@ -47,7 +45,7 @@ def http(method: str, url: str, payload: Any = None, headers: dict[str, str] | N
     data = None if payload is None else json.dumps(payload).encode()
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - the URL is the operator's
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
             status, raw, got = answer.status, answer.read(), answer.headers
     except urllib.error.HTTPError as error:
         status, raw, got = error.code, error.read(), error.headers
@@ -56,7 +54,9 @@ def http(method: str, url: str, payload: Any = None, headers: dict[str, str] | N
     lowered = {name.lower(): value for name, value in got.items()}
     if lowered.get("content-type", "").startswith("text/event-stream"):
         # A streamed answer: its JSON-RPC response is the last event's data.
-        events = [line[5:].strip() for line in raw.decode(errors="replace").splitlines() if line.startswith("data:")]
+        events = [
+            line[5:].strip() for line in raw.decode(errors="replace").splitlines() if line.startswith("data:")
+        ]
         raw = events[-1].encode() if events else b""
     try:
         body = json.loads(raw) if raw else None
@@ -76,7 +76,9 @@ class Endpoint:
     discovered: dict[str, Any] = field(default_factory=dict)
     next_id: int = 0
 
-    def rpc(self, method: str, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Reply:
+    def rpc(
+        self, method: str, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> Reply:
         """POST one JSON-RPC message (a request, or a notification when `method` starts with `notifications/`)."""
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -96,15 +98,26 @@ class Endpoint:
             headers["authorization"] = f"Bearer {self.token}"
         return http("DELETE", self.url, headers=headers, timeout=self.timeout)
 
-    def modern(self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = "") -> Any:
+    def modern(
+        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
+    ) -> Any:
         """A 2026-07-28 request (`_meta` and the routing headers); returns its `result`."""
         return result_of(self.modern_reply(method, params, tasks, name), method)
 
-    def modern_reply(self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = "") -> Reply:
+    def modern_reply(
+        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
+    ) -> Reply:
         """A 2026-07-28 request (`_meta` and the routing headers); returns the HTTP answer."""
         capabilities = {"extensions": {TASKS: {}}} if tasks else {}
-        meta = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": capabilities}
-        headers = {"mcp-protocol-version": MODERN, "mcp-method": method, **({"mcp-name": name} if name else {})}
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        }
+        headers = {
+            "mcp-protocol-version": MODERN,
+            "mcp-method": method,
+            **({"mcp-name": name} if name else {}),
+        }
         return self.rpc(method, {**(params or {}), "_meta": meta}, headers)
 
 
@@ -113,7 +126,11 @@ def result_of(reply: Reply, method: str) -> Any:
     body = reply.body
     if reply.status != 200 or not isinstance(body, dict) or "result" not in body:
         error = body.get("error") if isinstance(body, dict) else None
-        detail = f"error {error.get('code')}: {error.get('message')}" if isinstance(error, dict) else "no JSON-RPC result"
+        detail = (
+            f"error {error.get('code')}: {error.get('message')}"
+            if isinstance(error, dict)
+            else "no JSON-RPC result"
+        )
         raise CheckFailed(f"{method} answered HTTP {reply.status}, {detail}")
     return body["result"]
 

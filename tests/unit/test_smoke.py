@@ -31,6 +31,7 @@ class FakeEndpoint:
     def __init__(self) -> None:
         self.broken: dict[str, str] = {}
         self.auth = False
+        self.challenge = ""
         self.seen: list[str] = []
 
     def answer(self, method: str, message: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -47,14 +48,20 @@ class FakeEndpoint:
         if method == "server/discover":
             result = {"supportedVersions": ["2026-07-28"], "capabilities": {"extensions": {smoke.TASKS: {}}}}
         elif method == "tools/list":
-            result = {"tools": [WRITER, TOOL, {**TOOL, "name": "slow", "execution": {"taskSupport": "optional"}}]}
+            result = {
+                "tools": [WRITER, TOOL, {**TOOL, "name": "slow", "execution": {"taskSupport": "optional"}}]
+            }
         elif method == "initialize":
             result = {"protocolVersion": params["protocolVersion"], "capabilities": {}}
             headers["mcp-session-id"] = "s-1"
         elif method == "tools/call" and params.get("name") == "slow":
             result = {"resultType": "task", "taskId": "t-1", "status": "working", "pollIntervalMs": 50}
         elif method == "tasks/get":
-            result = {"taskId": "t-1", "status": self.broken.get("task status", "completed"), "pollIntervalMs": 50}
+            result = {
+                "taskId": "t-1",
+                "status": self.broken.get("task status", "completed"),
+                "pollIntervalMs": 50,
+            }
         else:
             result = CONTENT
         body = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "result": result}).encode()
@@ -76,7 +83,7 @@ def endpoint() -> Iterator[tuple[FakeEndpoint, str]]:
         def do_POST(self) -> None:
             message = json.loads(self.rfile.read(int(self.headers["content-length"])))
             if fake.auth and not self.headers.get("authorization"):
-                self._send(401, {}, b"")  # no WWW-Authenticate: the challenge check must fail
+                self._send(401, {"www-authenticate": fake.challenge} if fake.challenge else {}, b"")
                 return
             self._send(*fake.answer(message["method"], message))
 
@@ -84,7 +91,14 @@ def endpoint() -> Iterator[tuple[FakeEndpoint, str]]:
             self._send(*fake.answer("DELETE", {}))
 
         def do_OPTIONS(self) -> None:
-            self._send(204, {"access-control-allow-origin": self.headers["origin"], "access-control-allow-methods": "POST"}, b"")
+            self._send(
+                204,
+                {
+                    "access-control-allow-origin": self.headers["origin"],
+                    "access-control-allow-methods": "POST",
+                },
+                b"",
+            )
 
         def do_GET(self) -> None:
             self._send(404, {}, b"")
@@ -102,11 +116,15 @@ def endpoint() -> Iterator[tuple[FakeEndpoint, str]]:
 
 def _smoke(url: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, str]]:
     status = smoke.main(["--url", url, "--origin", "http://localhost:5173", "--timeout", "5", *extra])
-    lines = [line for line in capsys.readouterr().out.splitlines() if line[:4] in ("PASS", "FAIL", "SKIP")]
+    lines = [
+        line for line in capsys.readouterr().out.splitlines() if line[:6] in ("PASS  ", "FAIL  ", "SKIP  ")
+    ]
     return status, {line[6:].split(":")[0]: line for line in lines}
 
 
-def test_a_healthy_endpoint_passes_every_check_but_auth(endpoint: tuple[FakeEndpoint, str], capsys: Any) -> None:
+def test_a_healthy_endpoint_passes_every_check_but_auth(
+    endpoint: tuple[FakeEndpoint, str], capsys: Any
+) -> None:
     fake, url = endpoint
     status, lines = _smoke(url, capsys)
     assert status == 0, "\n".join(lines.values())
@@ -125,7 +143,12 @@ def test_a_healthy_endpoint_passes_every_check_but_auth(endpoint: tuple[FakeEndp
         ("tools/list", "500", "tools/list 2026-07-28", "HTTP 500"),
         ("tools/call", "500", "tools/call 2026-07-28", "HTTP 500"),
         ("initialize", "text", "session 2025-11-25", "no JSON-RPC result"),
-        ("notifications/initialized", "500", "session 2025-11-25", "notifications/initialized answered HTTP 500"),
+        (
+            "notifications/initialized",
+            "500",
+            "session 2025-11-25",
+            "notifications/initialized answered HTTP 500",
+        ),
         ("DELETE", "500", "session 2025-11-25", "DELETE answered HTTP 500"),
     ],
 )
@@ -139,35 +162,54 @@ def test_a_broken_method_fails_its_check_by_name_and_exits_1(
     assert lines[check].startswith("FAIL") and reason in lines[check], lines[check]
 
 
-def test_a_task_that_never_ends_fails_within_the_task_timeout(endpoint: tuple[FakeEndpoint, str], capsys: Any) -> None:
+def test_a_task_that_never_ends_fails_within_the_task_timeout(
+    endpoint: tuple[FakeEndpoint, str], capsys: Any
+) -> None:
     fake, url = endpoint
     fake.broken["task status"] = "working"
     status, lines = _smoke(url, capsys, "--task-timeout", "0.5")
     assert status == 1
-    assert lines["task round 2026-07-28"].startswith("FAIL  task round 2026-07-28: task still working after 0.5 s")
+    assert lines["task round 2026-07-28"].startswith(
+        "FAIL  task round 2026-07-28: task still working after 0.5 s"
+    )
     assert fake.seen.count("tasks/get") >= 2
 
 
-def test_a_failed_task_fails_and_a_completed_one_passes(endpoint: tuple[FakeEndpoint, str], capsys: Any) -> None:
+def test_a_failed_task_fails_and_a_completed_one_passes(
+    endpoint: tuple[FakeEndpoint, str], capsys: Any
+) -> None:
     fake, url = endpoint
     fake.broken["task status"] = "failed"
-    assert _smoke(url, capsys)[1]["task round 2026-07-28"].startswith("FAIL  task round 2026-07-28: task ended failed")
+    assert _smoke(url, capsys)[1]["task round 2026-07-28"].startswith(
+        "FAIL  task round 2026-07-28: task ended failed"
+    )
     del fake.broken["task status"]
     assert _smoke(url, capsys)[1]["task round 2026-07-28"] == "PASS  task round 2026-07-28: slow: completed"
 
 
-def test_a_401_without_a_challenge_fails_and_a_token_with_no_401_fails(
+def test_a_401_with_a_foreign_challenge_or_no_metadata_fails_and_a_token_with_no_401_fails(
     endpoint: tuple[FakeEndpoint, str], capsys: Any
 ) -> None:
     fake, url = endpoint
     fake.auth = True
+    fake.challenge = 'Basic realm="x"'
     status, lines = _smoke(url, capsys, "--token", "t")
-    assert status == 1 and lines["auth challenge"] == "FAIL  auth challenge: 401 without a Bearer challenge"
-    assert lines["protected resource metadata"].startswith("FAIL")  # the fake serves no metadata: 404
+    assert (
+        status == 1
+        and lines["auth challenge"] == 'FAIL  auth challenge: 401 challenge is not Bearer: Basic realm="x"'
+    )
+    fake.challenge = ""  # API Gateway's own 401: no header, so the metadata must be at the well-known URL
+    status, lines = _smoke(url, capsys, "--token", "t")
+    assert lines["auth challenge"].startswith("PASS  auth challenge: 401 without a challenge header")
+    assert status == 1 and lines["protected resource metadata"].startswith(
+        "FAIL"
+    )  # the fake serves none: 404
     fake.auth = False
     status, lines = _smoke(url, capsys, "--token", "t")
     assert status == 1
-    assert lines["auth challenge"] == "FAIL  auth challenge: TOKEN given, but a request without one got HTTP 200"
+    assert (
+        lines["auth challenge"] == "FAIL  auth challenge: TOKEN given, but a request without one got HTTP 200"
+    )
 
 
 def test_an_unreachable_endpoint_fails_every_check_it_needs(capsys: Any) -> None:
@@ -175,7 +217,9 @@ def test_an_unreachable_endpoint_fails_every_check_it_needs(capsys: Any) -> None
 
     status, lines = _smoke(f"http://127.0.0.1:{free_port()}/mcp", capsys, "--timeout", "1")
     assert status == 1
-    assert lines["server/discover 2026-07-28"].startswith("FAIL  server/discover 2026-07-28: POST http://127.0.0.1:")
+    assert lines["server/discover 2026-07-28"].startswith(
+        "FAIL  server/discover 2026-07-28: POST http://127.0.0.1:"
+    )
 
 
 def test_the_tool_picked_is_the_first_read_only_one_without_required_arguments() -> None:
@@ -193,7 +237,7 @@ class StubCloudFormation:
         self.error = error
         self.asked: list[str] = []
 
-    def describe_stacks(self, StackName: str) -> dict[str, Any]:  # noqa: N803 - boto3's spelling
+    def describe_stacks(self, StackName: str) -> dict[str, Any]:
         self.asked.append(StackName)
         if self.error is not None:
             raise self.error
@@ -215,7 +259,8 @@ def test_a_stack_without_the_output_or_unknown_to_aws_is_a_failure_not_a_traceba
     with pytest.raises(CheckFailed, match="stack mcp-demo has no McpUrl output"):
         stack_url("mcp-demo", StubCloudFormation([{"OutputKey": "Other", "OutputValue": "x"}]))
     missing = ClientError(
-        {"Error": {"Code": "ValidationError", "Message": "Stack with id nope does not exist"}}, "DescribeStacks"
+        {"Error": {"Code": "ValidationError", "Message": "Stack with id nope does not exist"}},
+        "DescribeStacks",
     )
-    with pytest.raises(CheckFailed, match="describe_stacks nope: .*does not exist"):
+    with pytest.raises(CheckFailed, match=r"describe_stacks nope: .*does not exist"):
         stack_url("nope", StubCloudFormation(error=missing))
