@@ -7,7 +7,6 @@ or `make smoke STACK=mcp-demo` (the stack's `McpUrl` output). Exits 1 when any c
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import urllib.parse
@@ -245,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--url", help="the MCP endpoint, https://.../mcp")
     where.add_argument("--stack", help="a CloudFormation stack whose McpUrl output is the endpoint")
-    parser.add_argument("--token", default=os.environ.get("TOKEN"), help="a bearer token (default: $TOKEN)")
+    parser.add_argument("--token", help="a bearer token (shows in the process list: prefer --token-stdin)")
+    parser.add_argument("--token-stdin", action="store_true", help="read the bearer token from stdin")
     parser.add_argument("--origin", help="an allowed browser origin, for the CORS preflight")
     parser.add_argument(
         "--tool", help="the read-only tool to call (default: the first one with no required argument)"
@@ -256,12 +256,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task-timeout", type=float, default=60, help="seconds a task may take (default 60)")
     parser.add_argument("--timeout", type=float, default=10, help="seconds per request (default 10)")
     options = parser.parse_args(argv)
+    token = sys.stdin.read().strip() if options.token_stdin else options.token
     try:
         url = options.url or stack_url(options.stack)
     except CheckFailed as reason:
         print(f"FAIL  stack: {reason}")
         return 1
-    return run(Smoke(Endpoint(url, token=options.token or None, timeout=options.timeout), options))
+    return run(Smoke(Endpoint(url, token=token or None, timeout=options.timeout), options))
 
 
 if __name__ == "__main__":
