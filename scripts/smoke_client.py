@@ -1,0 +1,199 @@
+"""The HTTP side of `scripts/smoke.py`: one request with a timeout (urllib, so it runs after `make venv-run`), a
+JSON-RPC endpoint at 2026-07-28, the tool a smoke call picks, and a stack's `McpUrl` output."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+MODERN = "2026-07-28"
+SESSION = "2025-11-25"
+LEGACY = "2024-11-05"
+TASKS = "io.modelcontextprotocol/tasks"
+TERMINAL = frozenset({"completed", "failed", "cancelled", "input_required"})
+
+
+class CheckFailed(Exception):
+    """A check's expectation not met; the message is the reason printed."""
+
+
+class Skipped(Exception):
+    """A check that does not apply to this endpoint; the message says why."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One HTTP answer: status, lower-cased headers and the body parsed as JSON (None when it is not JSON)."""
+
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+def http(
+    method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None, timeout: float = 10
+) -> Reply:
+    """Send one request and return its answer, whatever the status.
+
+    Raises:
+        CheckFailed: The endpoint could not be reached or did not answer within `timeout` seconds.
+    """
+    data = None if payload is None else json.dumps(payload).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            status, raw, got = answer.status, answer.read(), answer.headers
+    except urllib.error.HTTPError as error:
+        status, raw, got = error.code, error.read(), error.headers
+    except (urllib.error.URLError, TimeoutError, OSError) as error:
+        raise CheckFailed(f"{method} {url}: {getattr(error, 'reason', error)}") from None
+    lowered = {name.lower(): value for name, value in got.items()}
+    if lowered.get("content-type", "").startswith("text/event-stream"):
+        # A streamed answer: its JSON-RPC response is the last event's data.
+        events = [
+            line[5:].strip() for line in raw.decode(errors="replace").splitlines() if line.startswith("data:")
+        ]
+        raw = events[-1].encode() if events else b""
+    try:
+        body = json.loads(raw) if raw else None
+    except ValueError:
+        body = None
+    return Reply(status, lowered, body)
+
+
+@dataclass
+class Endpoint:
+    """The endpoint under check and what the checks learn about it on the way."""
+
+    url: str
+    token: str | None = None
+    timeout: float = 10
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    discovered: dict[str, Any] = field(default_factory=dict)
+    next_id: int = 0
+
+    def rpc(
+        self, method: str, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> Reply:
+        """POST one JSON-RPC message (a request, or a notification when `method` starts with `notifications/`)."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if not method.startswith("notifications/"):
+            self.next_id += 1
+            message["id"] = self.next_id
+        base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        if self.token:
+            base["authorization"] = f"Bearer {self.token}"
+        return http("POST", self.url, message, {**base, **(headers or {})}, self.timeout)
+
+    def delete_session(self, session_id: str, version: str) -> Reply:
+        """DELETE a session, as a client closing it does."""
+        headers = {"mcp-session-id": session_id, "mcp-protocol-version": version}
+        if self.token:
+            headers["authorization"] = f"Bearer {self.token}"
+        return http("DELETE", self.url, headers=headers, timeout=self.timeout)
+
+    def modern(
+        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
+    ) -> Any:
+        """A 2026-07-28 request (`_meta` and the routing headers); returns its `result`."""
+        return result_of(self.modern_reply(method, params, tasks, name), method)
+
+    def modern_reply(
+        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
+    ) -> Reply:
+        """A 2026-07-28 request (`_meta` and the routing headers); returns the HTTP answer."""
+        capabilities = {"extensions": {TASKS: {}}} if tasks else {}
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        }
+        headers = {
+            "mcp-protocol-version": MODERN,
+            "mcp-method": method,
+            **({"mcp-name": name} if name else {}),
+        }
+        return self.rpc(method, {**(params or {}), "_meta": meta}, headers)
+
+
+def result_of(reply: Reply, method: str) -> Any:
+    """The `result` of a JSON-RPC answer, or CheckFailed naming the status and the error."""
+    body = reply.body
+    if reply.status != 200 or not isinstance(body, dict) or "result" not in body:
+        error = body.get("error") if isinstance(body, dict) else None
+        detail = (
+            f"error {error.get('code')}: {error.get('message')}"
+            if isinstance(error, dict)
+            else "no JSON-RPC result"
+        )
+        raise CheckFailed(f"{method} answered HTTP {reply.status}, {detail}")
+    return body["result"]
+
+
+def expect(condition: bool, reason: str) -> None:
+    if not condition:
+        raise CheckFailed(reason)
+
+
+def pick_tool(tools: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
+    """The tool named `name`, else the first with readOnlyHint true and no required argument.
+
+    Raises:
+        CheckFailed: `name` is not listed.
+        Skipped: No tool fits.
+    """
+    if name:
+        for tool in tools:
+            if tool.get("name") == name:
+                return tool
+        raise CheckFailed(f"TOOL={name} is not in tools/list")
+    for tool in tools:
+        read_only = (tool.get("annotations") or {}).get("readOnlyHint") is True
+        if read_only and not (tool.get("inputSchema") or {}).get("required"):
+            return tool
+    raise Skipped("no tool is readOnlyHint with no required argument (name one with TOOL= and ARGS=)")
+
+
+def stack_url(stack: str, client: Any = None) -> str:
+    """The `McpUrl` output of a CloudFormation stack.
+
+    Args:
+        stack: The stack name (`mcp-demo`).
+        client: A CloudFormation client; a boto3 one (default region and credentials) when None.
+
+    Returns:
+        The endpoint URL.
+
+    Raises:
+        CheckFailed: AWS refused or could not be asked (no region, no credentials, no such stack), or the stack
+            has no `McpUrl` output.
+    """
+    import botocore.exceptions  # only the STACK path needs AWS
+
+    try:
+        if client is None:
+            import boto3
+
+            client = boto3.client("cloudformation")
+        stacks = client.describe_stacks(StackName=stack)["Stacks"]
+    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as error:
+        raise CheckFailed(f"describe_stacks {stack}: {error}") from None
+    for output in stacks[0].get("Outputs", []) if stacks else []:
+        if output.get("OutputKey") == "McpUrl":
+            return str(output["OutputValue"])
+    raise CheckFailed(f"stack {stack} has no McpUrl output")
+
+
+def parse_arguments(text: str | None, flag: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError as error:
+        raise SystemExit(f"smoke: {flag} is not JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise SystemExit(f"smoke: {flag} must be a JSON object")
+    return value
