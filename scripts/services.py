@@ -35,6 +35,9 @@ IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
 # The tasks table (mcp_lambda.tasks; template.yaml's TasksTable).
 TASKS_PARTITION_KEY = "task_id"
 TASKS_TTL_ATTRIBUTE = "expires_at"
+# The protection table: circuit breakers (Powertools' item shape) and quota counters (template.yaml's ProtectionTable).
+PROTECTION_PARTITION_KEY = "id"
+PROTECTION_TTL_ATTRIBUTE = "expiration"
 
 
 class ServiceError(RuntimeError):
@@ -227,6 +230,11 @@ def create_sessions_table(dynamodb_client: Any, table_name: str) -> None:
 def create_tasks_table(dynamodb_client: Any, table_name: str) -> None:
     """Create the tasks table with the key schema and TTL attribute of template.yaml, and wait for it."""
     _create_table(dynamodb_client, table_name, TASKS_PARTITION_KEY, TASKS_TTL_ATTRIBUTE)
+
+
+def create_protection_table(dynamodb_client: Any, table_name: str) -> None:
+    """Create the protection table with the key schema and TTL attribute of template.yaml, and wait for it."""
+    _create_table(dynamodb_client, table_name, PROTECTION_PARTITION_KEY, PROTECTION_TTL_ATTRIBUTE)
 
 
 def _create_table(dynamodb_client: Any, table_name: str, key: str, ttl_attribute: str) -> None:

@@ -114,6 +114,14 @@ class Settings(BaseSettings):
         description="a task's `ttlMs`: readable this long after its creation (the table's TTL); longer than "
         "the worker timeout",
     )
+    protection_store: Literal["memory", "dynamodb"] = Field(
+        "memory",
+        description="where the downstream circuit breakers and the per-caller `quota` counters live: `memory` "
+        "(one process), `dynamodb` in AWS (shared by every container; the template's `ProtectionTable`)",
+    )
+    protection_table: str | None = Field(
+        None, description="the protection table; required by `PROTECTION_STORE=dynamodb`"
+    )
     task_poll_interval_ms: int = Field(1000, ge=100, description="the `pollIntervalMs` suggested to clients")
     task_worker_timeout_seconds: int = Field(
         900,
@@ -312,6 +320,10 @@ class Settings(BaseSettings):
             )
         if settings.tasks_store == "dynamodb" and not settings.tasks_table:
             raise SettingsError("invalid configuration: TASKS_TABLE is required when TASKS_STORE=dynamodb")
+        if settings.protection_store == "dynamodb" and not settings.protection_table:
+            raise SettingsError(
+                "invalid configuration: PROTECTION_TABLE is required when PROTECTION_STORE=dynamodb"
+            )
         if settings.task_ttl_ms <= settings.task_worker_timeout_seconds * 1000:
             raise SettingsError(
                 "invalid configuration: TASK_TTL_MS must be longer than TASK_WORKER_TIMEOUT_SECONDS"

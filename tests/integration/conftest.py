@@ -116,6 +116,12 @@ def idempotency_table(dynamodb_client: Any) -> Iterator[str]:
 
 
 @pytest.fixture
+def protection_table(dynamodb_client: Any) -> Iterator[str]:
+    with _fresh_table(dynamodb_client, "protection", services.create_protection_table) as name:
+        yield name
+
+
+@pytest.fixture
 def dynamodb_tasks_env(
     monkeypatch: pytest.MonkeyPatch, dynamodb_local: LocalService, tasks_table: str
 ) -> dict[str, str]:
