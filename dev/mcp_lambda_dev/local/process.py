@@ -81,15 +81,16 @@ def server_process(
     output: Path | None = None,
     command: Sequence[str] = SERVER,
     extra_path: Sequence[str] = (),
+    port: int | None = None,
     **env: str,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A fresh local server for `business` and its process (a test may kill it: a container that dies mid-task).
 
     `server_args` go to the server's command line (e.g. `--remap-www-authenticate`); `output` collects what it
     prints (stdout and stderr); `command` replaces `python -m ...server` (its arguments follow), `extra_path`
-    goes after the repo's own PYTHONPATH entries.
+    goes after the repo's own PYTHONPATH entries; `port` is the port to listen on (default: a free one).
     """
-    port = free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     child_env = {
         **os.environ,
@@ -119,10 +120,15 @@ def server_process(
             time.sleep(0.1)
         yield url, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         stderr.close()
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """Stop a child server: SIGTERM, then SIGKILL after 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
