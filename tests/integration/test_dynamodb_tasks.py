@@ -21,6 +21,7 @@ from scripts.services import LocalService
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
+from mcp_lambda import trace_context
 from mcp_lambda.settings import Settings
 from mcp_lambda.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
 from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
@@ -44,6 +45,9 @@ def _task(**changes: Any) -> Task:
         worker_timeout_seconds=60,
         principal="jwt:https%3A%2F%2Fissuer.example:alice",
         client_capabilities={"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        trace=trace_context.parse(
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=00f067aa0ba902b7"
+        ),
     )
     return task.model_copy(update=changes)
 
@@ -66,6 +70,7 @@ def test_a_task_round_trips_through_its_item_and_expires_at_is_the_ttl_attribute
     ttl = dynamodb_client.describe_time_to_live(TableName=tasks_table)["TimeToLiveDescription"]
 
     assert DynamoDBTaskStore(tasks_table).get(task.task_id) == task  # another container reads it back
+    assert task.traceparent is not None and task.tracestate is not None  # the trace context made the trip too
     assert int(item["expires_at"]["N"]) == math.ceil(task.created_at + 3600)
     assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires_at"}
     with pytest.raises(TaskIdTaken):

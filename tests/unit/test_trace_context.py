@@ -21,7 +21,7 @@ from mcp_lambda import observability, trace_context
 from mcp_lambda.observability import get_logger
 from mcp_lambda.testing import ERAS, MODERN, FakeService, McpTestClient, fake_service
 from mcp_lambda.testing.framing import modern_request
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Business, TaskConfig, ToolContext, ToolResult, execution_result, tool
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
@@ -38,7 +38,14 @@ def fetch(url: str, ctx: ToolContext) -> ToolResult:
     return execution_result({"status": answer.status}, text=str(answer.status))
 
 
-BUSINESS = Business(name=SERVICE, tools=[fetch])
+@tool(description="Use to read a downstream URL later, as a task.", task=TaskConfig(mode="required"))
+def fetch_later(url: str, ctx: ToolContext) -> ToolResult:
+    ctx.logger.info("tool_fetching", extra={"event": "tool_fetching"})
+    answer = ctx.http.get(url)
+    return execution_result({"status": answer.status}, text=str(answer.status))
+
+
+BUSINESS = Business(name=SERVICE, tools=[fetch, fetch_later])
 
 
 @pytest.fixture
@@ -111,6 +118,38 @@ def test_a_meta_traceparent_reaches_the_log_lines_and_the_downstream(
     assert sent.group(2) not in (PARENT_ID, "0" * 16)  # our own span, a child of the caller's
     assert sent.group(3) == "01"  # the caller's sampling decision
     assert seen.headers["tracestate"] == TRACESTATE
+
+
+def test_a_task_worker_continues_the_trace_of_the_request_that_created_it(
+    downstream: FakeService, written: io.StringIO
+) -> None:
+    with McpTestClient(BUSINESS) as client:
+        handle = client.call_tool_as_task(
+            "fetch_later",
+            {"url": downstream.url},
+            meta={"traceparent": TRACEPARENT, "tracestate": TRACESTATE},
+        )
+        state = handle.wait()
+    assert state.status == "completed", state
+
+    worker_lines = [
+        line for line in lines_of(written) if line.get("event") in ("tool_fetching", "downstream_call")
+    ]
+    assert len(worker_lines) == 2, worker_lines
+    assert all(line["trace_id"] == TRACE_ID for line in worker_lines), worker_lines
+    (seen,) = downstream.seen
+    sent = W3C.fullmatch(seen.headers["traceparent"])
+    assert sent is not None and sent.group(1) == TRACE_ID and sent.group(2) != PARENT_ID
+    assert seen.headers["tracestate"] == TRACESTATE
+
+
+def test_a_task_created_without_a_trace_runs_without_one(
+    downstream: FakeService, written: io.StringIO
+) -> None:
+    with McpTestClient(BUSINESS) as client:
+        assert client.call_tool_as_task("fetch_later", {"url": downstream.url}).wait().status == "completed"
+    assert all("trace_id" not in line for line in lines_of(written))
+    assert "traceparent" not in downstream.seen[0].headers
 
 
 def test_each_downstream_call_is_a_span_of_its_own(downstream: FakeService, written: io.StringIO) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import deadlines
+from .. import deadlines, trace_context
 from ..idempotency import Caller
 from ..tools.context import Services, TaskControl, ToolContext
 from .scope import CallScope
@@ -93,4 +93,6 @@ class ContextFactory:
             task_id=task.task_id,
             task=control,
             http=services.http,
+            # The creating request's trace: the worker's lines and its downstream calls continue it.
+            trace=trace_context.parse(task.traceparent, task.tracestate) if task.traceparent else None,
         )

@@ -172,6 +172,7 @@ class TaskMethods:
                 client_capabilities=capabilities,
                 answers=answers,
                 state=state,
+                trace=scope.trace,
             )
             try:
                 self._store(self.store.create, task)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..caller import Caller
 from ..errors import McpLambdaError, StoreUnavailable
+from ..trace_context import TraceContext
 from .identity import StoredCaller
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
@@ -86,6 +87,10 @@ class Task(BaseModel):
     answers: dict[str, Any] = Field(default_factory=dict)
     # The tool's state between rounds (`ctx.request_state` of the next run).
     state: dict[str, Any] | None = None
+    # The creating request's W3C trace context (validated), so the worker's log lines and downstream calls
+    # continue the caller's trace; None when the request carried none.
+    traceparent: str | None = None
+    tracestate: str | None = None
 
     @property
     def expires_at(self) -> float:
@@ -225,6 +230,7 @@ def open_task(
     client_capabilities: Mapping[str, Any] | None = None,
     answers: Mapping[str, Any] | None = None,
     state: Mapping[str, Any] | None = None,
+    trace: TraceContext | None = None,
     now: float | None = None,
 ) -> Task:
     """A new `working` task waiting for its first worker; the caller stores it with `TaskStore.create`."""
@@ -243,6 +249,8 @@ def open_task(
         deadline=now + START_GRACE_SECONDS + worker_timeout_seconds,
         answers=dict(answers or {}),
         state=dict(state) if state is not None else None,
+        traceparent=trace.traceparent if trace is not None else None,
+        tracestate=trace.tracestate if trace is not None else None,
     )
 
 

@@ -18,7 +18,7 @@ from ..aws.table import ConditionFailed, DynamoDBTable
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
 
 TEXT_FIELDS = ("business", "tool", "status")
-OPTIONAL_TEXT_FIELDS = ("principal", "status_message")
+OPTIONAL_TEXT_FIELDS = ("principal", "status_message", "traceparent", "tracestate")
 NUMBER_FIELDS = ("created_at", "updated_at", "ttl_ms", "run", "claimed_run", "version")
 # Client- and tool-made JSON kept as text: arbitrary shapes and floats survive without DynamoDB type mapping.
 JSON_FIELDS = ("arguments", "client_capabilities", "pending", "answers")

@@ -290,7 +290,12 @@ class McpTestClient:
         return self.read_resource(asked.uri, input_responses=input_responses, request_state=state)
 
     def call_tool_as_task(
-        self, name: str, arguments: Mapping[str, Any] | None = None, tool_call_id: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        tool_call_id: str | None = None,
+        *,
+        meta: Mapping[str, Any] | None = None,
     ) -> TaskHandle:
         """Call a task-capable tool as a task (2026-07-28, declaring the tasks extension for this request).
 
@@ -298,6 +303,7 @@ class McpTestClient:
             name: The tool (declared with `task=TaskConfig(...)`).
             arguments: Its arguments.
             tool_call_id: The call's key.
+            meta: More `_meta` for the request (a `traceparent`, for one).
 
         Returns:
             The task's handle (`wait()` runs its worker through the handler).
@@ -309,9 +315,11 @@ class McpTestClient:
         if self.era != MODERN:
             raise KitError("tasks exist at 2026-07-28 only; session eras call the tool synchronously")
         arguments = dict(arguments or {})
-        meta = {"tool_call_id": tool_call_id} if tool_call_id else None
+        request_meta = {**(meta or {}), **({"tool_call_id": tool_call_id} if tool_call_id else {})}
         params = {"name": name, "arguments": arguments}
-        answer, _, _ = self.request("tools/call", params, meta=meta, capabilities=self._with_tasks())
+        answer, _, _ = self.request(
+            "tools/call", params, meta=request_meta or None, capabilities=self._with_tasks()
+        )
         created = answer["result"]
         if created.get("resultType") != "task":
             raise KitError(
