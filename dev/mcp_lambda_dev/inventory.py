@@ -16,8 +16,8 @@ Three ids (valid for check_stock, absent from the catalogue) show what `ctx.http
 from __future__ import annotations
 
 import itertools
-import os
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator

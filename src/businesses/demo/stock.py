@@ -40,7 +40,10 @@ def check_stock(product_id: ProductId, ctx: ToolContext) -> ToolResult:
     base_url = _inventory(ctx)
     if base_url is None:
         return business_error(
-            codes.INVENTORY_NOT_CONFIGURED, NOT_CONFIGURED, retryable=False, suggested_action="skip_and_continue"
+            codes.INVENTORY_NOT_CONFIGURED,
+            NOT_CONFIGURED,
+            retryable=False,
+            suggested_action="skip_and_continue",
         )
     # The pattern allows no slash or dot already; quoting keeps the path one segment whatever the pattern says.
     answer = ctx.http.get(
@@ -81,7 +84,10 @@ def _inventory(ctx: ToolContext) -> str | None:
     try:
         url = inventory_url()
     except ValueError as exc:
-        ctx.logger.error("demo_inventory_misconfigured", extra={"event": "demo_inventory_misconfigured", "problem": str(exc)})
+        ctx.logger.error(
+            "demo_inventory_misconfigured",
+            extra={"event": "demo_inventory_misconfigured", "problem": str(exc)},
+        )
         return None
     if url is None:
         ctx.logger.warning(

@@ -14,7 +14,14 @@ DEMO = EVENTS_DIR / "demo"
 
 
 def test_the_demo_conversations_are_saved() -> None:
-    saved = {"doubao_2024_11_05", "modern_2026_07_28", "four_cases", "bad_inputs", "tasks_2026_07_28", "stock_2026_07_28"}
+    saved = {
+        "doubao_2024_11_05",
+        "modern_2026_07_28",
+        "four_cases",
+        "bad_inputs",
+        "tasks_2026_07_28",
+        "stock_2026_07_28",
+    }
     assert saved <= {p.name for p in DEMO.iterdir() if p.is_dir()}
 
 

@@ -73,7 +73,9 @@ def test_an_id_off_the_schema_is_refused_before_the_inventory_is_asked(
     assert inventory.seen == []
 
 
-@pytest.mark.parametrize("configured", [None, "", "inventory.local", "ftp://inventory.local", "http:///stock"])
+@pytest.mark.parametrize(
+    "configured", [None, "", "inventory.local", "ftp://inventory.local", "http:///stock"]
+)
 def test_without_a_usable_inventory_url_the_agent_is_told_to_go_on_without(
     monkeypatch: pytest.MonkeyPatch, configured: str | None
 ) -> None:
