@@ -29,6 +29,7 @@ from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
 from mcp_lambda.tools import ToolResult
 from mcp_lambda_dev.businesses import load_business
+from mcp_lambda_dev.inventory import demo_inventory
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 from mcp_lambda_dev.verdicts import verdict_of
 
@@ -173,7 +174,13 @@ def evaluate(
             f"known: {', '.join(known) or 'none'}"
         )
     # Server log lines go to stderr so that stdout stays one JSON document.
-    with environment(business_name), contextlib.redirect_stdout(sys.stderr), recording_checks() as seen:
+    # The demo's check_stock gets the stand-in inventory `make run` gives it, unless DEMO_INVENTORY_URL names one.
+    with (
+        environment(business_name),
+        demo_inventory(business_name),
+        contextlib.redirect_stdout(sys.stderr),
+        recording_checks() as seen,
+    ):
         path = manifest_path(get_settings(), business)
         if not path.exists():
             raise CannotSimulate(

@@ -257,3 +257,15 @@ def test_workers_share_the_task_store() -> None:
                 pool.map(lambda _: _modern_call(port, "tasks/get", {"taskId": task_id}, TASKS_META), range(8))
             )
     assert [("result" in poll, poll.get("error")) for poll in polls] == [(True, None)] * 8
+
+
+def test_make_run_gives_check_stock_a_stand_in_inventory(tmp_path: Path) -> None:
+    output = tmp_path / "out.log"
+    meta = json.loads(DISCOVER)["params"]["_meta"]
+    with running_server("demo", output=output, DEMO_INVENTORY_URL="") as url:
+        answer = _modern_call(
+            _port(url), "tools/call", {"name": "check_stock", "arguments": {"product_id": "p-1001"}}, meta
+        )
+    [stock] = answer["result"]["structuredContent"]["entities"]
+    assert (stock["product_id"], stock["quantity"]) == ("p-1001", 18)
+    assert "check_stock asks a stand-in inventory at http://127.0.0.1:" in output.read_text()

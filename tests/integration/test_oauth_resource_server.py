@@ -278,6 +278,7 @@ def test_tools_list_shows_only_what_the_caller_may_call_and_is_private(
         "search_routes",
         "search_routes_for_reference",
         "search_products",
+        "check_stock",
         "export_trip_plan",
     }
 

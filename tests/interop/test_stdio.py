@@ -79,6 +79,7 @@ def test_official_client_lists_and_calls_tools_over_stdio(mode: str, tmp_path: P
         "search_products",
         "subscribe_product",
         "list_subscriptions",
+        "check_stock",
         "export_trip_plan",
     ]
     result = seen["result"]

@@ -48,6 +48,7 @@ print("RESULT " + json.dumps(seen))
 """
 ALL = sorted(
     [
+        "check_stock",
         "export_trip_plan",
         "list_subscriptions",
         "search_products",

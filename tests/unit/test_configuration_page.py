@@ -1,6 +1,7 @@
 """docs/configuration.md documents every variable the code reads: its settings table is the one
-scripts/settings_table.py generates from `Settings` today, `.env.example` names every setting, and the hand-kept
-table of other variables lists exactly the names src/, dev/ and scripts/ read outside `Settings`."""
+scripts/settings_table.py generates from `Settings` today, `.env.example` names every setting, the business
+settings table lists the demo's own settings, and the hand-kept table of other variables lists exactly the names
+src/, dev/ and scripts/ read outside `Settings`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from pydantic.fields import FieldInfo
 from scripts.settings_table import BEGIN, END, page_with_table, settings_table, table_in_page
 
+from businesses.demo.settings import DemoSettings
 from mcp_lambda.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,6 +125,15 @@ def test_every_variable_the_code_reads_is_documented() -> None:
     assert not read - documented, (
         f"add to docs/configuration.md's other variables: {sorted(read - documented)}"
     )
+
+
+def test_the_business_settings_table_lists_the_demos_settings() -> None:
+    prefix = str(DemoSettings.model_config.get("env_prefix", ""))
+    assert _first_column(_section("Business settings")) == [
+        f"{prefix}{name}".upper() for name in DemoSettings.model_fields
+    ]
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert all(f"# {prefix}{name}=".upper() in example.upper() for name in DemoSettings.model_fields)
 
 
 def test_the_scan_finds_a_new_variable(tmp_path: Path) -> None:

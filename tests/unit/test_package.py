@@ -194,7 +194,7 @@ def test_the_staged_handler_serves_tools_list_with_yaml_unimportable(staged: Pat
     [line] = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     result = json.loads(line.removeprefix("RESULT "))
     assert result["status"] == 200
-    assert "search_products" in result["tools"] and len(result["tools"]) == 6
+    assert "search_products" in result["tools"] and len(result["tools"]) == 7
     assert result["handler"].startswith(str(staged))
     assert result["businesses"] and all(name.startswith("businesses.demo") for name in result["businesses"])
 

@@ -1,8 +1,10 @@
 """`make simulate` asked for something it cannot do says so in one line naming the fix: a tool the business does
-not have (listing the ones it has), a business without a manifest file to check results against."""
+not have (listing the ones it has), a business without a manifest file to check results against; the demo's
+check_stock gets the stand-in inventory `make run` gives it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_TOOLS = (
     "search_routes, search_routes_for_reference, search_products, subscribe_product, list_subscriptions, "
-    "export_trip_plan"
+    "check_stock, export_trip_plan"
 )
 
 
@@ -68,3 +70,15 @@ def test_an_invalid_manifest_is_one_line_with_the_lint_command(tmp_path: Path) -
     [line] = done.stderr.splitlines()
     assert line.startswith(f"simulate: invalid manifest: {tmp_path / 'demo.yaml'}:<root>: [yaml-syntax] ")
     assert line.endswith(f"make manifest-lint MANIFEST={tmp_path / 'demo.yaml'}")
+
+
+def test_check_stock_asks_the_stand_in_inventory_when_none_is_configured() -> None:
+    done = _simulate(
+        "--business", "demo", "--tool", "check_stock", "--args", '{"product_id": "p-1001"}', "--format", "json",
+        DEMO_INVENTORY_URL="",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "valid"
+    [stock] = report["tool_result"]["structuredContent"]["entities"]
+    assert stock["product_id"] == "p-1001" and stock["quantity"] > 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
 import json
 import logging
@@ -38,6 +39,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 from .. import log_format
+from ..inventory import HELP as INVENTORY_HELP
+from ..inventory import demo_inventory
 from ..simulator import with_simulator
 from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
@@ -278,15 +281,18 @@ def serve(
     # worker threads call this same handler with the internal task event.
     invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
     invoke_api.configure_environment()
+    beside = contextlib.ExitStack()  # what runs beside the server: the demo's stand-in inventory
     try:
         try:
             settings = get_settings()
         except SettingsError as exc:
             fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
+        inventory = beside.enter_context(demo_inventory(settings.business))
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
         server.server_close()
         invoke_api.stop()
+        beside.close()
         raise
     invoke_api.handler = handlers[0]
     invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
@@ -304,6 +310,8 @@ def serve(
         f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}{unchecked_note(settings)}",
         flush=True,
     )
+    if inventory is not None:
+        print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -311,6 +319,7 @@ def serve(
     finally:
         server.server_close()
         invoke_api.stop()
+        beside.close()
 
 
 def reload(

@@ -2,7 +2,8 @@
 
 search_routes (a route card with history refresh), search_routes_for_reference (the same entity, no card),
 search_products (a product list card whose items the model may narrow), subscribe_product (an action result);
-list_subscriptions shows each caller only its own alerts; export_trip_plan is a long-running export that runs
+list_subscriptions shows each caller only its own alerts; check_stock asks a live inventory service over HTTP
+(the downstream example, `stock`); export_trip_plan is a long-running export that runs
 as a task for clients that take tasks. Error codes are in `codes`. The contract itself is manifest/demo.yaml.
 """
 
@@ -11,6 +12,7 @@ from mcp_lambda.tools import Business
 from .exports import export_trip_plan
 from .products import list_subscriptions, search_products, subscribe_product
 from .routes import search_routes, search_routes_for_reference
+from .stock import check_stock
 
 BUSINESS = Business(
     name="demo",
@@ -19,7 +21,8 @@ BUSINESS = Business(
     instructions=(
         "Plan routes between Beijing places (search_routes shows a route card; search_routes_for_reference "
         "compares travel modes without a card), search the shop (search_products) and subscribe to restock or "
-        "price-drop alerts (subscribe_product). export_trip_plan renders a multi-stop trip into a PDF or "
+        "price-drop alerts (subscribe_product); check_stock asks the live inventory how many of a product are left. "
+        "export_trip_plan renders a multi-stop trip into a PDF or "
         "calendar file; it takes a few seconds, so clients that take tasks get a task to poll."
     ),
     tools=[
@@ -28,6 +31,7 @@ BUSINESS = Business(
         search_products,
         subscribe_product,
         list_subscriptions,
+        check_stock,
         export_trip_plan,
     ],
 )

@@ -23,6 +23,9 @@ from mcp_lambda.testing.conversation import (
 
 # Values the demo mints in answers: one subscription id per execution of subscribe_product.
 MINTED = {"subscription_id": r"sub_[0-9a-f]{12}"}
+# Recorded with no inventory, so no recording depends on a live port: check_stock's answers from an inventory
+# (and its failures) are tested against a fake one in test_demo_stock.py. The replay sets the same.
+ENVIRONMENT = {"DEMO_INVENTORY_URL": ""}
 
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
 
@@ -265,6 +268,19 @@ TASKS_2026_07_28 = [
     ),
 ]
 
+
+def _check_stock(name: str, product_id: str, request_id: int) -> Request:
+    body = modern("tools/call", {"name": "check_stock", "arguments": {"product_id": product_id}}, request_id)
+    return Request(name, body=body, headers=modern_headers("tools/call", "check_stock"))
+
+
+# The downstream tool without its downstream: what an agent is told when no inventory is configured, and an id
+# the schema refuses before anything is asked.
+STOCK_2026_07_28 = [
+    _check_stock("check_stock_no_inventory_50101", "p-1001", 1),
+    _check_stock("check_stock_bad_product_id_is_error", "p-1/../x", 2),
+]
+
 CONVERSATIONS = {
     "doubao_2024_11_05": DOUBAO_2024_11_05,
     "modern_2026_07_28": MODERN_2026_07_28,
@@ -272,4 +288,5 @@ CONVERSATIONS = {
     "bad_inputs": BAD_INPUTS,
     "exactly_once_2026_07_28": EXACTLY_ONCE,
     "tasks_2026_07_28": TASKS_2026_07_28,
+    "stock_2026_07_28": STOCK_2026_07_28,
 }

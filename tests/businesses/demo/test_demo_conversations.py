@@ -7,13 +7,21 @@ from mcp_lambda.testing import replay_conversations
 from mcp_lambda.testing.events import EVENTS_DIR
 from mcp_lambda.testing.replay import load_conversation
 
-test_conversations = replay_conversations("demo")
+# As conversations.ENVIRONMENT: recorded with no inventory configured.
+test_conversations = replay_conversations("demo", environment={"DEMO_INVENTORY_URL": ""})
 
 DEMO = EVENTS_DIR / "demo"
 
 
 def test_the_demo_conversations_are_saved() -> None:
-    saved = {"doubao_2024_11_05", "modern_2026_07_28", "four_cases", "bad_inputs", "tasks_2026_07_28"}
+    saved = {
+        "doubao_2024_11_05",
+        "modern_2026_07_28",
+        "four_cases",
+        "bad_inputs",
+        "tasks_2026_07_28",
+        "stock_2026_07_28",
+    }
     assert saved <= {p.name for p in DEMO.iterdir() if p.is_dir()}
 
 

@@ -19,6 +19,7 @@ def test_every_tool_is_listed_with_its_schema(client: McpTestClient) -> None:
         "search_products",
         "subscribe_product",
         "list_subscriptions",
+        "check_stock",
         "export_trip_plan",
     }
     assert tools["search_routes"]["inputSchema"]["required"] == ["origin"]
