@@ -111,11 +111,11 @@ class MemoryQuotaStore:
     """The counters in this process (`make run`, tests): the same semantics as the shared table, expiry included.
 
     Args:
-        clock: Epoch seconds now; forgets counters past their expiry.
+        clock: Epoch seconds now (default `time.time`); counters past their expiry are forgotten.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or _now
         self._counts: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
         self._prune_at = 0.0
@@ -133,6 +133,10 @@ class MemoryQuotaStore:
                 return False
             self._counts[key] = (count + 1, max(expiry, expires_at))
             return True
+
+
+def _now() -> float:
+    return time.time()  # looked up per call, so a test can move this module's clock
 
 
 def caller_hash(principal: str | None) -> str:
@@ -190,7 +194,7 @@ class Quotas:
         quotas: Tool name -> Quota (`declared_quotas`).
         scope: What sets this business's counters apart in a shared table (its name).
         store: Builds the store on first use (boto3 is imported only then).
-        clock: Epoch seconds now.
+        clock: Epoch seconds now (default `time.time`).
     """
 
     def __init__(
@@ -198,13 +202,13 @@ class Quotas:
         quotas: Mapping[str, Quota],
         scope: str,
         store: Callable[[], QuotaStore],
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.quotas = dict(quotas)
         self.scope = scope
         self._make_store = store
         self._store: QuotaStore | None = None
-        self._clock = clock
+        self._clock = clock or _now
 
     @property
     def store(self) -> QuotaStore:
@@ -247,7 +251,7 @@ def build_quotas(
     overrides: Mapping[str, str | None] | None,
     business: str,
     store: Callable[[], QuotaStore],
-    clock: Callable[[], float] = time.time,
+    clock: Callable[[], float] | None = None,
 ) -> Quotas | None:
     """The business's Quotas, or None when no tool has one (the executor then counts nothing).
 
