@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -308,3 +310,28 @@ def test_the_rejection_metric_is_switched_off_as_powertools_metrics_are(
     assert capsys.readouterr().out == ""
 
 
+
+
+@pytest.mark.parametrize(
+    "rate",
+    ["20/hour", "1000 per day", "50 per 2 hours", "3 PER Minute", "1/seconds", " 2/ 3 minutes ", "1/month", "7/year"],
+)
+def test_a_quota_reads_the_limits_notation_as_limits_does(rate: str) -> None:
+    from limits import parse
+
+    item = parse(rate)
+    assert (Quota.parse(rate).limit, Quota.parse(rate).window_seconds) == (item.amount, item.get_expiry())
+
+
+def test_declaring_a_quota_imports_no_rate_library() -> None:
+    source = (
+        "import sys\n"
+        "from mcp_lambda.tools import Business, ToolContext, execution_result, tool\n"
+        "@tool(description='Use to test.', quota='5/hour')\n"
+        "def capped(ctx: ToolContext):\n"
+        "    return execution_result({})\n"
+        "Business(name='capped', tools=[capped])\n"
+        "assert 'limits' not in sys.modules, 'limits was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

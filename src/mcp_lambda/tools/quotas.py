@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -22,7 +23,6 @@ from typing import Protocol
 from ..errors import StoreUnavailable, ToolFailure
 from ..observability import write_count_metric
 from ..settings import SettingsError
-from .rate_limits import parse_rate_limit
 from .spec import ToolSpec
 
 ANONYMOUS = "anonymous"  # the one count anonymous callers share (never a hash: those are hex)
@@ -30,6 +30,19 @@ ANONYMOUS = "anonymous"  # the one count anonymous callers share (never a hash: 
 EXPIRY_SLACK_SECONDS = 300
 REJECTIONS_METRIC = "QuotaRejections"
 _HASH_PREFIX = b"mcp-lambda quota caller\x00"
+# The `limits` notation of one rate (limits.util.SINGLE_EXPR) and its granularities' lengths (months of 30 days,
+# years of 12 such months, as `limits` counts them); tests/unit/test_quotas.py pins both against `limits`.
+GRANULARITY_SECONDS = {
+    "second": 1,
+    "minute": 60,
+    "hour": 3600,
+    "day": 86_400,
+    "month": 30 * 86_400,
+    "year": 12 * 30 * 86_400,
+}
+_RATE = re.compile(
+    r"^\s*([0-9]+)\s*(?:/|\s*per\s*)\s*([0-9]+)?\s*(second|minute|hour|day|month|year)s?\s*$", re.IGNORECASE
+)
 _logger = logging.getLogger("mcp_lambda")
 
 
@@ -69,17 +82,20 @@ class Quota:
 
     @classmethod
     def parse(cls, text: str) -> Quota:
-        """The quota "N/period" describes (any single `limits` rate, e.g. "20/hour", "1000 per day").
+        """The quota "N/period" describes: one rate in the `limits` notation ("20/hour", "1000 per day",
+        "50 per 2 hours"), read without importing `limits` (which would add to every cold start).
 
         Raises:
             ValueError: Not such a rate, or one allowing no call.
         """
-        if not isinstance(text, str) or any(separator in text for separator in ",;|"):
+        match = _RATE.match(text) if isinstance(text, str) else None
+        if match is None:
             raise ValueError("a quota is one rate such as '100/hour'")
-        item = parse_rate_limit(text)
-        if item.amount < 1:
-            raise ValueError("a quota allows at least one call")
-        return cls(text, int(item.amount), int(item.get_expiry()))
+        amount, multiples, granularity = match.groups()
+        if int(amount) < 1 or (multiples is not None and int(multiples) < 1):
+            raise ValueError("a quota allows at least one call per period")
+        seconds = GRANULARITY_SECONDS[granularity.lower()]
+        return cls(text, int(amount), seconds * int(multiples or 1))
 
     def window(self, now: float) -> tuple[int, int]:
         """(start, end) in epoch seconds of the window holding `now`."""
