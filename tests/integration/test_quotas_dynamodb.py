@@ -127,7 +127,9 @@ def test_an_unreachable_table_lets_the_call_through_with_one_warning(
         elapsed = time.monotonic() - started
     assert [answer.structured_content for answer in answers] == [{"price": 3}] * 4
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert [r.getMessage() for r in warnings] == ["quota_store_unavailable"] * 4  # one line per call, no other
+    assert [r.getMessage() for r in warnings] == [
+        "quota_store_unavailable"
+    ] * 4  # one line per call, no other
     assert all("alice" not in str(vars(r)) for r in warnings)
     assert elapsed < 4 * 3.5  # one attempt each, within the AWS budget: never retried
 

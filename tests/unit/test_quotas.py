@@ -280,7 +280,9 @@ class _DownStore:
         raise QuotaStoreUnavailable("quota store unavailable: ThrottlingException")
 
 
-def test_an_unavailable_store_lets_the_call_through_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unavailable_store_lets_the_call_through_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     quotas = Quotas({"quote": Quota.parse("1/hour")}, "quoted", _DownStore)
     with caplog.at_level(logging.WARNING, logger="mcp_lambda"):
         quotas.check("quote", "alice")
@@ -310,11 +312,18 @@ def test_the_rejection_metric_is_switched_off_as_powertools_metrics_are(
     assert capsys.readouterr().out == ""
 
 
-
-
 @pytest.mark.parametrize(
     "rate",
-    ["20/hour", "1000 per day", "50 per 2 hours", "3 PER Minute", "1/seconds", " 2/ 3 minutes ", "1/month", "7/year"],
+    [
+        "20/hour",
+        "1000 per day",
+        "50 per 2 hours",
+        "3 PER Minute",
+        "1/seconds",
+        " 2/ 3 minutes ",
+        "1/month",
+        "7/year",
+    ],
 )
 def test_a_quota_reads_the_limits_notation_as_limits_does(rate: str) -> None:
     from limits import parse

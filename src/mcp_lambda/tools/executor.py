@@ -74,7 +74,9 @@ class ErrorRule:
     """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
 
     code: int
-    outcome: str  # "invalid_arguments" | "rate_limited" | "quota_exceeded" | "system_error" | "business_error"
+    outcome: (
+        str  # "invalid_arguments" | "rate_limited" | "quota_exceeded" | "system_error" | "business_error"
+    )
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id

@@ -34,7 +34,9 @@ class DynamoDBQuotaStore(DynamoDBTable):
     def __init__(self, table_name: str, *, client: Any = None, budget: AwsBudget | None = None) -> None:
         budget = budget or AwsBudget()
         one_try = replace(
-            budget, max_attempts=1, wait_seconds=min(budget.wait_seconds, budget.connect_seconds + budget.read_seconds)
+            budget,
+            max_attempts=1,
+            wait_seconds=min(budget.wait_seconds, budget.connect_seconds + budget.read_seconds),
         )
         super().__init__(table_name, client=client, budget=one_try)
 

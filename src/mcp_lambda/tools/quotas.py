@@ -279,12 +279,12 @@ def build_quotas(
 
 
 __all__ = [
+    "MemoryQuotaStore",
     "Quota",
     "QuotaExceeded",
     "QuotaStore",
     "QuotaStoreUnavailable",
     "Quotas",
-    "MemoryQuotaStore",
     "build_quotas",
     "caller_hash",
     "declared_quotas",

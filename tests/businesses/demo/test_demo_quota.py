@@ -20,7 +20,9 @@ def test_the_21st_subscription_in_an_hour_is_refused_with_the_quota(as_someone: 
 
 
 def test_another_caller_is_not_held_back_and_an_operator_can_change_the_quota(someone: Identity) -> None:
-    with McpTestClient(BUSINESS, caller=someone, settings={"tool_quotas": {"subscribe_product": "1/day"}}) as one:
+    with McpTestClient(
+        BUSINESS, caller=someone, settings={"tool_quotas": {"subscribe_product": "1/day"}}
+    ) as one:
         assert not one.call_tool("subscribe_product", PRICE_DROP).is_error
         over = one.call_tool("subscribe_product", PRICE_DROP)
         assert (over.code, over.structured_content["quota"]) == (42900, "1/day")
