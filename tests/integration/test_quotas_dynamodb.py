@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from scripts.services import LocalService
+from tests.support.fault_proxy import FaultProxy
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
@@ -142,3 +143,36 @@ def test_a_missing_table_lets_the_call_through_too(
         assert alice.call_tool("quote").structured_content == {"price": 3}
     [line] = [r for r in caplog.records if r.getMessage() == "quota_store_unavailable"]
     assert "ResourceNotFoundException" in line.reason  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("fault", "delay"), [("blackhole", 0.0), ("latency", 3.0), ("reset", 0.0), ("http503", 0.0)]
+)
+def test_a_slow_or_failing_table_lets_the_call_through_within_one_attempt(
+    fault: str,
+    delay: float,
+    monkeypatch: pytest.MonkeyPatch,
+    protection_env: dict[str, str],
+    dynamodb_local: LocalService,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    proxy = FaultProxy(dynamodb_local.port).start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", proxy.url)
+        settings = Settings.from_env(
+            {**os.environ, "AWS_CONNECT_TIMEOUT_MS": "200", "AWS_READ_TIMEOUT_MS": "300"}
+        )
+        quotas = _quotas(1, build_store("quotas", settings))
+        quotas.check("quote", "alice")  # healthy: counted (1 of 1)
+        proxy.set(fault, delay)
+        caplog.clear()
+        started = time.monotonic()
+        quotas.check("quote", "alice")  # over the quota, but the store cannot say so: let through
+        elapsed = time.monotonic() - started
+        lines = [
+            r.getMessage() for r in caplog.records if r.name == "mcp_lambda" and r.levelno >= logging.WARNING
+        ]
+    finally:
+        proxy.stop()
+    assert elapsed < 1.5, elapsed  # one attempt of 0.2 + 0.3 s, never retried
+    assert lines == ["quota_store_unavailable"]
