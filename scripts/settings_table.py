@@ -55,6 +55,8 @@ def accepts_text(field: FieldInfo) -> str:
                 bounds.append(f"{sign} {getattr(rule, name)}")
         if getattr(rule, "pattern", None) is not None:
             bounds.append("a URL" if "https?" in rule.pattern else "lower-case name")
+    if any(typing.get_origin(arg) is dict for arg in (annotation, *typing.get_args(annotation))):
+        return "JSON object"
     if annotation is int:
         return "integer" + (f" {', '.join(bounds)}" if bounds else "")
     if typing.get_origin(annotation) is tuple:

@@ -3,7 +3,7 @@
 valid         the tool ran and its result honours the manifest
 error_result  the tool ran and answered an error result (a business error), which honours the manifest
 invalid       the result (or the error object) breaks the manifest
-not_run       the call failed before the tool ran (a JSON-RPC error, refused arguments, a rate limit)
+not_run       the call failed before the tool ran (a JSON-RPC error, refused arguments, a rate limit or quota)
 failed        the tool ran and failed (an internal error, a missing secret, a dependency down)
 """
 
@@ -16,7 +16,7 @@ from mcp_lambda.tools.results import INVALID_ARGUMENTS, RATE_LIMITED, error_advi
 
 VERDICTS = ("valid", "error_result", "invalid", "not_run", "failed")
 # The server's `outcome` log field of a call whose tool never ran, and of one whose tool ran and failed.
-NOT_RUN_OUTCOMES = frozenset({"invalid_arguments", "rate_limited"})
+NOT_RUN_OUTCOMES = frozenset({"invalid_arguments", "rate_limited", "quota_exceeded"})
 FAILED_OUTCOMES = frozenset({"system_error"})
 
 

@@ -25,6 +25,7 @@ from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
 from .tools.fingerprints import LogFingerprints
+from .tools.quotas import build_quotas
 from .transport import McpEndpoint, http_error
 
 if TYPE_CHECKING:
@@ -126,7 +127,13 @@ def create_server(
         http=http,
     )
     fingerprints = LogFingerprints.from_settings(settings, services.secrets, logger)
-    executor = ToolExecutor(result_check, ToolTelemetry(business.name), business.error_map, fingerprints)
+    # Raises SettingsError at start when TOOL_QUOTAS names a tool the business does not have.
+    quotas = build_quotas(
+        business.tools, settings.tool_quotas, business.name, lambda: build_store("quotas", settings)
+    )
+    executor = ToolExecutor(
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, quotas
+    )
     idempotency = idempotency or build_store("idempotency", settings)
     return McpServer.create(
         business,

@@ -568,6 +568,30 @@ def _metrics_disabled() -> bool:
     return switch[1]
 
 
+def write_count_metric(metric: str, service: str, properties: Mapping[str, Any] | None = None) -> None:
+    """One EMF record counting `metric` once (Count, dimension `service` only), switched off as Powertools' are.
+
+    Args:
+        metric: The metric's name, e.g. `QuotaRejections`.
+        service: The business (the `service` dimension).
+        properties: Fields the record carries beside it (searchable in Logs Insights, not dimensions).
+    """
+    if _metrics_disabled():
+        return
+    directive = {
+        "Namespace": metrics_namespace(),
+        "Dimensions": [["service"]],
+        "Metrics": [{"Name": metric, "Unit": "Count"}],
+    }
+    record = {
+        **(properties or {}),
+        "_aws": {"Timestamp": int(time.time() * 1000), "CloudWatchMetrics": [directive]},
+        "service": service,
+        metric: [1.0],
+    }
+    sys.stdout.write(dumps(record) + "\n")  # one write, as ToolTelemetry's records
+
+
 class _MeasuredCall:
     """`ToolTelemetry.tool_call` without tracing: the call's EMF record when the block ends."""
 

@@ -7,6 +7,7 @@ alone, so a test that builds one is never configured by the shell it runs in.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from functools import lru_cache
@@ -121,6 +122,12 @@ class Settings(BaseSettings):
     )
     protection_table: str | None = Field(
         None, description="the protection table; required by `PROTECTION_STORE=dynamodb`"
+    )
+    tool_quotas: Annotated[dict[str, str | None] | None, NoDecode] = Field(
+        None,
+        description="a JSON object overriding the tools' `quota=` without a code change: tool name → "
+        '`"N/period"` (e.g. `{"subscribe_product": "50/hour"}`), or `null` to switch a tool\'s quota off; '
+        "a bad rate or a tool the business does not have stops the start; template `ToolQuotas`",
     )
     task_poll_interval_ms: int = Field(1000, ge=100, description="the `pollIntervalMs` suggested to clients")
     task_worker_timeout_seconds: int = Field(
@@ -264,6 +271,19 @@ class Settings(BaseSettings):
     def _split_csv(cls, value: Any) -> Any:
         # The allow-lists are comma-separated in the environment (ALLOWED_ORIGINS=a,b), not JSON.
         return _csv(value) if isinstance(value, str) else value
+
+    @field_validator("tool_quotas", mode="before")
+    @classmethod
+    def _quotas_from_json(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            raise ValueError('not JSON: expected an object such as {"tool_name": "100/hour"}') from None
+        if not isinstance(parsed, dict):
+            raise ValueError('expected a JSON object such as {"tool_name": "100/hour"}')
+        return parsed
 
     @field_validator("request_state_keys")
     @classmethod

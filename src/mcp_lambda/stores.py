@@ -1,8 +1,8 @@
 """One selector for the state stores: `build_store(kind, settings)`, the store the settings name for `kind`.
 
-Each kind reads two settings, unchanged: its backend (`SESSION_STORE`, `IDEMPOTENCY_STORE`, `TASKS_STORE`:
-`memory`, the embedded default of one process, or `dynamodb`) and its table (`SESSIONS_TABLE`,
-`IDEMPOTENCY_TABLE`, `TASKS_TABLE`). A DynamoDB store takes the function's one `AwsBudget`. Implementations are
+Each kind reads two settings, unchanged: its backend (`SESSION_STORE`, `IDEMPOTENCY_STORE`, `TASKS_STORE`,
+`PROTECTION_STORE`: `memory`, the embedded default of one process, or `dynamodb`) and its table
+(`SESSIONS_TABLE`, `IDEMPOTENCY_TABLE`, `TASKS_TABLE`, `PROTECTION_TABLE`). A DynamoDB store takes the function's one `AwsBudget`. Implementations are
 imported when built: boto3 (and the tasks package) cost cold-start time a container may never need.
 """
 
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from .idempotency import IdempotencyStore
     from .sessions import SessionStore
     from .tasks import TaskStore
+    from .tools.quotas import QuotaStore
 
-StoreKind = Literal["sessions", "idempotency", "tasks"]
+StoreKind = Literal["sessions", "idempotency", "tasks", "quotas"]
 
 
 @dataclass(frozen=True)
@@ -83,12 +84,25 @@ def _dynamodb_tasks(settings: Settings, table: str, budget: AwsBudget) -> Any:
     return DynamoDBTaskStore(table, budget=budget)
 
 
+def _memory_quotas(settings: Settings) -> Any:
+    from .tools.quotas import MemoryQuotaStore
+
+    return MemoryQuotaStore()
+
+
+def _dynamodb_quotas(settings: Settings, table: str, budget: AwsBudget) -> Any:
+    from .tools.quota_table import DynamoDBQuotaStore
+
+    return DynamoDBQuotaStore(table, budget=budget)
+
+
 STORES: dict[str, StoreChoice] = {
     "sessions": StoreChoice("session_store", "sessions_table", _memory_sessions, _dynamodb_sessions),
     "idempotency": StoreChoice(
         "idempotency_store", "idempotency_table", _memory_idempotency, _dynamodb_idempotency
     ),
     "tasks": StoreChoice("tasks_store", "tasks_table", _memory_tasks, _dynamodb_tasks),
+    "quotas": StoreChoice("protection_store", "protection_table", _memory_quotas, _dynamodb_quotas),
 }
 
 
@@ -98,13 +112,16 @@ def build_store(kind: Literal["sessions"], settings: Settings) -> SessionStore: 
 def build_store(kind: Literal["idempotency"], settings: Settings) -> IdempotencyStore: ...
 @overload
 def build_store(kind: Literal["tasks"], settings: Settings) -> TaskStore: ...
+@overload
+def build_store(kind: Literal["quotas"], settings: Settings) -> QuotaStore: ...
 
 
 def build_store(kind: StoreKind, settings: Settings) -> Any:
     """The store of `kind` that the settings select.
 
     Args:
-        kind: `sessions` (legacy-era sessions), `idempotency` (exactly-once records) or `tasks`.
+        kind: `sessions` (legacy-era sessions), `idempotency` (exactly-once records), `tasks` or `quotas`
+            (the per-caller quota counters, in the protection table).
         settings: The function's settings.
 
     Returns:

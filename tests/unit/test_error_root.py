@@ -47,6 +47,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     # Stores
     "mcp_lambda.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
     "mcp_lambda.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.tools.quotas.QuotaStoreUnavailable": (StoreUnavailable, ()),
     # Downstream
     "mcp_lambda.downstream.client.DownstreamError": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.downstream.client.DownstreamUnavailable": (DownstreamError, (RuntimeError,)),
@@ -62,6 +63,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.rate_limits.RateLimited": (ToolFailure, ()),
+    "mcp_lambda.tools.quotas.QuotaExceeded": (ToolFailure, ()),
     "mcp_lambda.tools.executor.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),

@@ -134,6 +134,9 @@ def test_the_services_loaded_before_the_snapshot_are_the_ones_the_settings_use()
         aws_lambda_function_name="mcp-demo-mcp",
     )
     assert snapshot.aws_services(deployed) == ["dynamodb", "lambda", "secretsmanager"]
+    # The protection table alone (quota counters, circuit breakers) is a DynamoDB client to prepare too.
+    protected = Settings(protection_store="dynamodb", protection_table="p")
+    assert snapshot.aws_services(protected) == ["dynamodb"]
 
 
 def test_after_restore_boto3_resolves_credentials_again_and_keeps_the_parsed_models(

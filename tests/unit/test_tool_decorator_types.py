@@ -201,7 +201,12 @@ def bare(count: int) -> ToolResult:
     return execution_result({"count": count})
 
 
-@tool(description="Use to test.", annotations=ToolAnnotations(read_only=True))
+@tool(
+    description="Use to test.",
+    annotations=ToolAnnotations(read_only=True),
+    rate_limit="5/second",
+    quota="100/hour",
+)
 def called(name: str, ctx: ToolContext, limit: int = 3) -> ToolResult:
     return execution_result({"name": name, "limit": limit})
 
@@ -215,6 +220,11 @@ called(name=1, ctx=None)  # error: int for str, None for ToolContext
 
 @tool(description="Use to test.", read_only=True)  # error: a removed keyword
 def old_style(count: int) -> ToolResult:
+    return execution_result({})
+
+
+@tool(description="Use to test.", quota=100)  # error: a quota is a string such as "100/hour"
+def wrong_quota(count: int) -> ToolResult:
     return execution_result({})
 '''
 

@@ -110,6 +110,9 @@ async def search_products(
     ),
     safe_fields=("product_id", "alert", "target_price_yuan"),
     scopes=["subscriptions:write"],
+    # Each caller may create 20 alerts an hour across every container (docs/protection.md#quotas); the 21st call
+    # gets 42900 with retry_after_ms. TOOL_QUOTAS changes it without a code change.
+    quota="20/hour",
 )
 def subscribe_product(
     product_id: ProductId,

@@ -16,6 +16,7 @@ from .options import (
     task_fields,
     wire_annotations,
 )
+from .quotas import Quota
 from .rate_limits import parse_rate_limit
 from .schema import ToolSignatureError, arguments_model, compiled_input_schema
 from .schema import input_schema as _schema_of
@@ -45,6 +46,7 @@ def tool(
     exactly_once: bool | ExactlyOnce | None = None,
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
+    quota: str | None = None,
 ) -> Callable[[Callable[P, R]], ToolSpec[P, R]]: ...
 
 
@@ -64,6 +66,7 @@ def tool(
     exactly_once: bool | ExactlyOnce | None = None,
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
+    quota: str | None = None,
 ) -> ToolSpec[P, R] | Callable[[Callable[P, R]], ToolSpec[P, R]]:
     """Describe a function as a tool: `@tool` alone, or `@tool(...)` with the keywords below.
 
@@ -91,6 +94,10 @@ def tool(
         task: None: always answered at once; `TaskConfig(mode=..., before_start=...)`: may run as a task.
         rate_limit: e.g. `"5/second"` (any `limits` notation): a caller over it gets error result 42900,
             counted per caller and per container, behind the API's own throttling.
+        quota: e.g. `"100/hour"` ("N/period", one `limits` rate): at most N calls per caller principal
+            (anonymous callers share one count) in each window of the period, aligned to the epoch, counted by
+            every container together (`PROTECTION_STORE`); over it, error result 42900 with `retry_after_ms`
+            until the window ends. `TOOL_QUOTAS` overrides it without a code change. Checked after `rate_limit`.
 
     Returns:
         The ToolSpec (bare form), or a decorator that makes one (called form).
@@ -123,13 +130,8 @@ def tool(
         declared_once, window = exactly_once_fields(tool_name, exactly_once)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
         required_scopes = _checked_scopes(tool_name, scopes)
-        if rate_limit is not None:
-            try:
-                parse_rate_limit(rate_limit)
-            except ValueError:
-                raise ToolSignatureError(
-                    f"tool '{tool_name}': rate_limit {rate_limit!r} is not a rate such as '5/second'"
-                ) from None
+        _check_rate(tool_name, "rate_limit", rate_limit, "5/second", parse_rate_limit)
+        _check_rate(tool_name, "quota", quota, "100/hour", Quota.parse)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -150,9 +152,23 @@ def tool(
             task=task_support,
             before_task=before_task,
             rate_limit=rate_limit,
+            quota=quota,
         )
 
     return wrap(fn) if fn is not None else wrap
+
+
+def _check_rate(
+    tool_name: str, keyword: str, rate: str | None, example: str, parse: Callable[[str], object]
+) -> None:
+    if rate is None:
+        return
+    try:
+        parse(rate)
+    except ValueError:
+        raise ToolSignatureError(
+            f"tool '{tool_name}': {keyword} {rate!r} is not a rate such as '{example}'"
+        ) from None
 
 
 def _checked_scopes(tool_name: str, scopes: Sequence[str]) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ from ..trace_context import active
 from .context import SecretUnavailable, ToolContext
 from .fingerprints import LogFingerprints
 from .inputs import InputRequired
+from .quotas import QuotaExceeded, Quotas
 from .rate_limits import RateLimited, RateLimits
 from .results import (
     DEADLINE_EXCEEDED,
@@ -73,7 +74,9 @@ class ErrorRule:
     """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
 
     code: int
-    outcome: str  # "invalid_arguments" | "rate_limited" | "system_error" | "business_error"
+    outcome: (
+        str  # "invalid_arguments" | "rate_limited" | "quota_exceeded" | "system_error" | "business_error"
+    )
     message: Callable[[ToolSpec, Any], str]
     log_level: str = "info"  # "exception" logs the stack too
     error_id: bool = False  # the client gets an id to quote; the log line carries the same id
@@ -120,6 +123,16 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
             f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
         ),
         advice=_retry_after,
+    ),
+    QuotaExceeded: ErrorRule(
+        RATE_LIMITED,
+        "quota_exceeded",
+        lambda spec, exc: (
+            f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
+            f"{math.ceil(exc.retry_after_ms / 1000)} s."
+        ),
+        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "details": {"quota": exc.quota}},
+        log_fields=lambda exc: {"quota": exc.quota},
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
     DeadlineExceeded: ErrorRule(
@@ -179,6 +192,7 @@ class ToolExecutor:
         telemetry: ToolTelemetry | NoTelemetry | None = None,
         error_map: ErrorMap | None = None,
         fingerprints: LogFingerprints | None = None,
+        quotas: Quotas | None = None,
     ) -> None:
         self.result_check = result_check
         self.telemetry = telemetry or NoTelemetry()
@@ -187,6 +201,7 @@ class ToolExecutor:
         business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
         self.rate_limits = RateLimits()  # per container
+        self.quotas = quotas  # per caller, across the fleet; None when no tool has a quota
 
     async def run(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, *, crash_raises: bool = False
@@ -225,6 +240,8 @@ class ToolExecutor:
             result: ToolResult | InputRequired
             try:
                 self.rate_limits.check(spec.name, spec.rate_limit, ctx.principal)
+                if self.quotas is not None and ctx.task_id is None:  # a task was counted when it was created
+                    self.quotas.check(spec.name, ctx.principal)
                 value = await _invoke(spec, arguments, ctx)
             except Exception as exc:  # the one catch-all for a tool's exceptions
                 result = call.failed(self.rule_for(exc), exc)
@@ -262,11 +279,19 @@ class ToolExecutor:
     async def admit(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult | InputRequired | None:
-        """Before a task is created: validate the arguments and run the tool's `TaskConfig.before_start`.
+        """Before a task is created: count the call against the tool's quota, validate the arguments and run the
+        tool's `TaskConfig.before_start`.
 
         None means "create the task". Otherwise the answer for this request, logged like a finished call: an
         error result (bad arguments, `before_start` refused or failed) or `input_required(...)` (ask first).
         """
+        if self.quotas is not None:  # the call that creates a task counts once; its runs do not
+            try:
+                self.quotas.check(spec.name, ctx.principal)
+            except QuotaExceeded as exc:
+                call = _Call(spec, ctx, self.fingerprints)
+                call.started_line(arguments)
+                return call.failed(self.rule_for(exc), exc)
         hook = spec.before_task
         if spec.arguments is None and hook is None:
             return None

@@ -192,6 +192,7 @@ def system_error(
     retryable: bool | None = None,
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """The framework's own error result: the wire shape of `business_error`, with a reserved code.
 
@@ -204,6 +205,8 @@ def system_error(
         retryable: Whether calling again may succeed; default by code (`error_advice`).
         retry_after_ms: How long to wait before a retry (an int >= 0).
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code and `retryable`.
+        details: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
+            they never replace the fields above.
 
     Returns:
         The error-branch ToolResult.
@@ -214,7 +217,7 @@ def system_error(
     """
     if _int_code(code, "system_error") not in FRAMEWORK_CODES:
         raise ValueError(f"system_error code {code} is not a framework code; a business uses business_error")
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action)
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, details)
 
 
 def _int_code(code: Any, builder: str) -> int:
@@ -229,6 +232,7 @@ def _error_result(
     retryable: bool | None,
     retry_after_ms: int | None,
     suggested_action: str | None,
+    details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     default_retryable, default_action = error_advice(code)
     retryable = default_retryable if retryable is None else retryable
@@ -250,6 +254,8 @@ def _error_result(
     }
     if retryable or retry_after_ms is not None:
         structured["retry_after_ms"] = DEFAULT_RETRY_AFTER_MS if retry_after_ms is None else retry_after_ms
+    for key, value in (details or {}).items():
+        structured.setdefault(key, value)
     return ToolResult(
         content=[{"type": "text", "text": message}], structured_content=structured, is_error=True
     )

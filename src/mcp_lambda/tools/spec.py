@@ -54,6 +54,7 @@ class ToolSpec(Generic[P, R]):
     # Runs in the request that would create the task: returns `input_required(...)` to ask first, or None.
     before_task: Callable[..., Any] | None = None
     rate_limit: str | None = None  # e.g. "5/second": per caller, per container (tools/rate_limits.py)
+    quota: str | None = None  # e.g. "100/hour": per caller, across the fleet (tools/quotas.py)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function with the same arguments, outside the server (no validation, no logging).
