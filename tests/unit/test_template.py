@@ -37,6 +37,14 @@ METADATA_ROUTES = {
 # The task store reads consistently and writes whole items (conditionally): nothing else.
 TASK_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem"}
 SECRET_REF = {"Fn::If": ["CreateSecret", {"Ref": "BusinessSecret"}, {"Ref": "ExistingSecretArn"}]}
+# The circuit breaker reads a circuit, writes it whole when it changes, and counts quota windows atomically.
+PROTECTION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+# Every table: the AWS-managed key, or the customer-managed KmsKeyArn when it is given.
+TABLE_SSE = {
+    "SSEEnabled": True,
+    "SSEType": {"Fn::If": ["UseKmsKey", "KMS", {"Ref": "AWS::NoValue"}]},
+    "KMSMasterKeyId": {"Fn::If": ["UseKmsKey", {"Ref": "KmsKeyArn"}, {"Ref": "AWS::NoValue"}]},
+}
 
 
 class CloudFormationLoader(yaml.SafeLoader):
@@ -283,7 +291,7 @@ def test_sessions_table_matches_the_store_and_is_protected(template: dict[str, A
     assert table["AttributeDefinitions"] == [{"AttributeName": SESSIONS_PARTITION_KEY, "AttributeType": "S"}]
     assert table["TimeToLiveSpecification"] == {"AttributeName": SESSIONS_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert table["SSESpecification"] == TABLE_SSE
 
 
 def test_idempotency_table_matches_powertools_items_and_is_protected(template: dict[str, Any]) -> None:
@@ -298,26 +306,31 @@ def test_idempotency_table_matches_powertools_items_and_is_protected(template: d
     ]
     assert table["TimeToLiveSpecification"] == {"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert table["SSESpecification"] == TABLE_SSE
 
 
 def test_policies_grant_only_the_table_calls_the_self_invoke_and_the_one_secret(
     function: dict[str, Any],
 ) -> None:
     assert len(function["Policies"]) == 1, "no SAM policy templates or managed policies beyond the inline one"
-    statements = function["Policies"][0]["Statement"]
+    conditional = [s for s in function["Policies"][0]["Statement"] if "Fn::If" in s]
+    statements = [s for s in function["Policies"][0]["Statement"] if "Fn::If" not in s]
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in statements}
     table = by_resource[json.dumps({"Fn::GetAtt": ["SessionsTable", "Arn"]}, sort_keys=True)]
     idempotency = by_resource[json.dumps({"Fn::GetAtt": ["IdempotencyTable", "Arn"]}, sort_keys=True)]
     tasks = by_resource[json.dumps({"Fn::GetAtt": ["TasksTable", "Arn"]}, sort_keys=True)]
+    protection = by_resource[json.dumps({"Fn::GetAtt": ["ProtectionTable", "Arn"]}, sort_keys=True)]
     (invoke,) = [s for s in statements if s["Action"] == "lambda:InvokeFunction"]
     secret = by_resource[json.dumps(SECRET_REF, sort_keys=True)]
 
-    assert len(statements) == 5
+    assert len(statements) == 6
+    # ...and the customer-managed key's use, only when KmsKeyArn is given (test_template_operations.py).
+    assert [s["Fn::If"][0] for s in conditional] == ["UseKmsKey"]
     assert all(s["Effect"] == "Allow" for s in statements)
     assert set(table["Action"]) == SESSION_ACTIONS
     assert set(idempotency["Action"]) == IDEMPOTENCY_ACTIONS
     assert set(tasks["Action"]) == TASK_ACTIONS
+    assert set(protection["Action"]) == PROTECTION_ACTIONS
     assert secret["Action"] == "secretsmanager:GetSecretValue"
     assert not any("*" in json.dumps(s) for s in statements if s is not invoke)
     # The function may invoke exactly itself: the name it is given, not an ARN that would refer to itself; and
@@ -361,8 +374,8 @@ def test_tasks_table_matches_the_store_and_is_protected(template: dict[str, Any]
     assert table["AttributeDefinitions"] == [{"AttributeName": TASKS_PARTITION_KEY, "AttributeType": "S"}]
     assert table["TimeToLiveSpecification"] == {"AttributeName": TASKS_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
-    assert queue["SqsManagedSseEnabled"] is True
+    assert table["SSESpecification"] == TABLE_SSE
+    assert queue["SqsManagedSseEnabled"] == {"Fn::If": ["UseKmsKey", {"Ref": "AWS::NoValue"}, True]}
 
 
 def test_environment_names_the_business_table_and_secret(function: dict[str, Any]) -> None:
