@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-import yaml
 from scripts.services import (
     IDEMPOTENCY_PARTITION_KEY,
     IDEMPOTENCY_TTL_ATTRIBUTE,
@@ -18,6 +17,7 @@ from scripts.services import (
     TASKS_PARTITION_KEY,
     TASKS_TTL_ATTRIBUTE,
 )
+from tests.support.cloudformation import load_template, walk
 from tests.support.cors import expected_preflight, expected_response_headers
 
 from mcp_lambda.auth import METADATA_PATHS
@@ -47,29 +47,9 @@ TABLE_SSE = {
 }
 
 
-class CloudFormationLoader(yaml.SafeLoader):
-    """SafeLoader that reads the short intrinsic tags (!Ref, !GetAtt, !Sub ...) as their long JSON forms."""
-
-
-def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-        if suffix == "GetAtt":
-            value = value.split(".", 1)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {name: value}
-
-
-CloudFormationLoader.add_multi_constructor("!", _intrinsic)
-
-
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return yaml.load((ROOT / "template.yaml").read_text(), Loader=CloudFormationLoader)
+    return load_template()
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +57,6 @@ def function(template: dict[str, Any]) -> dict[str, Any]:
     functions = [r for r in template["Resources"].values() if r["Type"] == "AWS::Serverless::Function"]
     assert len(functions) == 1, "one function per stack"
     return functions[0]["Properties"]
-
-
-def _walk(node: Any) -> Any:
-    yield node
-    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-    for child in children:
-        yield from _walk(child)
 
 
 def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
@@ -345,7 +318,7 @@ def test_the_function_never_refers_to_itself(template: dict[str, Any], function:
     (logical_id,) = [k for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::Function"]
     references = [
         node
-        for node in _walk(function)
+        for node in walk(function)
         if isinstance(node, dict)
         and (node.get("Ref") == logical_id or (node.get("Fn::GetAtt") or [None])[0] == logical_id)
     ]
@@ -421,7 +394,7 @@ def test_environment_is_a_valid_runtime_configuration(
 
 def test_no_secret_value_is_in_the_template(template: dict[str, Any]) -> None:
     secret = template["Resources"]["BusinessSecret"]["Properties"]
-    keys = {key for node in _walk(template) if isinstance(node, dict) for key in node}
+    keys = {key for node in walk(template) if isinstance(node, dict) for key in node}
 
     assert "SecretString" not in secret and "GenerateSecretString" not in secret
     assert not keys & {"SecretString", "SecretBinary", "NoEcho"}
