@@ -354,3 +354,21 @@ def test_the_deploy_page_counts_the_alarms_and_their_metrics_as_the_template_has
     [metric_count] = re.findall(r"\$0\.10 per metric an alarm reads per month, (\d+) here", deploy)
     assert int(alarm_count) == len(alarms(template))
     assert int(metric_count) == sum(len(metrics_of(alarm)) for alarm in alarms(template).values())
+
+
+def test_the_operations_page_shows_the_error_code_query_the_dashboard_runs(template: dict[str, Any]) -> None:
+    _, dashboard = _dashboard(template)
+    [query] = [w["properties"]["query"] for w in dashboard["widgets"] if w["type"] == "log"]
+    operations = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    shown = [" ".join(block.split()) for block in re.findall(r"```text\n(.*?)```", operations, flags=re.S)]
+    assert query.removeprefix("SOURCE 'x' | ") in shown
+
+
+def test_the_deploy_page_gives_each_new_parameter_its_template_default(template: dict[str, Any]) -> None:
+    deploy = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", deploy, re.M))
+    names = ["AlarmTopicArn", "ReservedConcurrency", "KmsKeyArn", "FunctionErrorsAlarmThreshold"]
+    names += ["DurationAlarmThresholdMs", "Api5xxRateAlarmPercent", "QuotaRejectionsAlarmThreshold"]
+    for name in names:
+        default = template["Parameters"][name]["Default"]
+        assert rows[name].split(" ")[0] == (str(default) if default != "" else "empty"), name
