@@ -45,7 +45,7 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles)
+lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make checks
 	$(VENV)/bin/ruff check src dev tests scripts
 	$(VENV)/bin/ruff format --check src dev tests scripts
 	$(VENV)/bin/mypy

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-import yaml
 from scripts.services import (
     IDEMPOTENCY_PARTITION_KEY,
     IDEMPOTENCY_TTL_ATTRIBUTE,
@@ -18,6 +17,7 @@ from scripts.services import (
     TASKS_PARTITION_KEY,
     TASKS_TTL_ATTRIBUTE,
 )
+from tests.support.cloudformation import load_template, walk
 from tests.support.cors import expected_preflight, expected_response_headers
 
 from mcp_lambda.auth import METADATA_PATHS
@@ -37,31 +37,19 @@ METADATA_ROUTES = {
 # The task store reads consistently and writes whole items (conditionally): nothing else.
 TASK_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem"}
 SECRET_REF = {"Fn::If": ["CreateSecret", {"Ref": "BusinessSecret"}, {"Ref": "ExistingSecretArn"}]}
-
-
-class CloudFormationLoader(yaml.SafeLoader):
-    """SafeLoader that reads the short intrinsic tags (!Ref, !GetAtt, !Sub ...) as their long JSON forms."""
-
-
-def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-        if suffix == "GetAtt":
-            value = value.split(".", 1)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {name: value}
-
-
-CloudFormationLoader.add_multi_constructor("!", _intrinsic)
+# The circuit breaker reads a circuit, writes it whole when it changes, and counts quota windows atomically.
+PROTECTION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+# Every table: the AWS-managed key, or the customer-managed KmsKeyArn when it is given.
+TABLE_SSE = {
+    "SSEEnabled": True,
+    "SSEType": {"Fn::If": ["UseKmsKey", "KMS", {"Ref": "AWS::NoValue"}]},
+    "KMSMasterKeyId": {"Fn::If": ["UseKmsKey", {"Ref": "KmsKeyArn"}, {"Ref": "AWS::NoValue"}]},
+}
 
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return yaml.load((ROOT / "template.yaml").read_text(), Loader=CloudFormationLoader)
+    return load_template()
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +57,6 @@ def function(template: dict[str, Any]) -> dict[str, Any]:
     functions = [r for r in template["Resources"].values() if r["Type"] == "AWS::Serverless::Function"]
     assert len(functions) == 1, "one function per stack"
     return functions[0]["Properties"]
-
-
-def _walk(node: Any) -> Any:
-    yield node
-    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-    for child in children:
-        yield from _walk(child)
 
 
 def test_template_is_a_sam_template(template: dict[str, Any]) -> None:
@@ -283,7 +264,7 @@ def test_sessions_table_matches_the_store_and_is_protected(template: dict[str, A
     assert table["AttributeDefinitions"] == [{"AttributeName": SESSIONS_PARTITION_KEY, "AttributeType": "S"}]
     assert table["TimeToLiveSpecification"] == {"AttributeName": SESSIONS_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert table["SSESpecification"] == TABLE_SSE
 
 
 def test_idempotency_table_matches_powertools_items_and_is_protected(template: dict[str, Any]) -> None:
@@ -298,26 +279,31 @@ def test_idempotency_table_matches_powertools_items_and_is_protected(template: d
     ]
     assert table["TimeToLiveSpecification"] == {"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
+    assert table["SSESpecification"] == TABLE_SSE
 
 
 def test_policies_grant_only_the_table_calls_the_self_invoke_and_the_one_secret(
     function: dict[str, Any],
 ) -> None:
     assert len(function["Policies"]) == 1, "no SAM policy templates or managed policies beyond the inline one"
-    statements = function["Policies"][0]["Statement"]
+    conditional = [s for s in function["Policies"][0]["Statement"] if "Fn::If" in s]
+    statements = [s for s in function["Policies"][0]["Statement"] if "Fn::If" not in s]
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in statements}
     table = by_resource[json.dumps({"Fn::GetAtt": ["SessionsTable", "Arn"]}, sort_keys=True)]
     idempotency = by_resource[json.dumps({"Fn::GetAtt": ["IdempotencyTable", "Arn"]}, sort_keys=True)]
     tasks = by_resource[json.dumps({"Fn::GetAtt": ["TasksTable", "Arn"]}, sort_keys=True)]
+    protection = by_resource[json.dumps({"Fn::GetAtt": ["ProtectionTable", "Arn"]}, sort_keys=True)]
     (invoke,) = [s for s in statements if s["Action"] == "lambda:InvokeFunction"]
     secret = by_resource[json.dumps(SECRET_REF, sort_keys=True)]
 
-    assert len(statements) == 5
+    assert len(statements) == 6
+    # ...and the customer-managed key's use, only when KmsKeyArn is given (test_template_operations.py).
+    assert [s["Fn::If"][0] for s in conditional] == ["UseKmsKey"]
     assert all(s["Effect"] == "Allow" for s in statements)
     assert set(table["Action"]) == SESSION_ACTIONS
     assert set(idempotency["Action"]) == IDEMPOTENCY_ACTIONS
     assert set(tasks["Action"]) == TASK_ACTIONS
+    assert set(protection["Action"]) == PROTECTION_ACTIONS
     assert secret["Action"] == "secretsmanager:GetSecretValue"
     assert not any("*" in json.dumps(s) for s in statements if s is not invoke)
     # The function may invoke exactly itself: the name it is given, not an ARN that would refer to itself; and
@@ -332,7 +318,7 @@ def test_the_function_never_refers_to_itself(template: dict[str, Any], function:
     (logical_id,) = [k for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::Function"]
     references = [
         node
-        for node in _walk(function)
+        for node in walk(function)
         if isinstance(node, dict)
         and (node.get("Ref") == logical_id or (node.get("Fn::GetAtt") or [None])[0] == logical_id)
     ]
@@ -361,8 +347,8 @@ def test_tasks_table_matches_the_store_and_is_protected(template: dict[str, Any]
     assert table["AttributeDefinitions"] == [{"AttributeName": TASKS_PARTITION_KEY, "AttributeType": "S"}]
     assert table["TimeToLiveSpecification"] == {"AttributeName": TASKS_TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert table["SSESpecification"] == {"SSEEnabled": True}
-    assert queue["SqsManagedSseEnabled"] is True
+    assert table["SSESpecification"] == TABLE_SSE
+    assert queue["SqsManagedSseEnabled"] == {"Fn::If": ["UseKmsKey", {"Ref": "AWS::NoValue"}, True]}
 
 
 def test_environment_names_the_business_table_and_secret(function: dict[str, Any]) -> None:
@@ -408,7 +394,7 @@ def test_environment_is_a_valid_runtime_configuration(
 
 def test_no_secret_value_is_in_the_template(template: dict[str, Any]) -> None:
     secret = template["Resources"]["BusinessSecret"]["Properties"]
-    keys = {key for node in _walk(template) if isinstance(node, dict) for key in node}
+    keys = {key for node in walk(template) if isinstance(node, dict) for key in node}
 
     assert "SecretString" not in secret and "GenerateSecretString" not in secret
     assert not keys & {"SecretString", "SecretBinary", "NoEcho"}
