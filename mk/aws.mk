@@ -23,9 +23,9 @@ $(SAM_VENV)/.installed: mk/aws.mk
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
 	touch $@
 
-validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml (offline, no AWS credentials)
+validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml and deploy/*.yaml (offline, no AWS credentials)
 	$(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) $(SAM) validate --lint --template template.yaml
-	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
+	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml $(wildcard deploy/*.yaml)
 
 # What the function never imports, removed from the package: pydantic's v1 compatibility layer (FastAPI only
 # probes for it), the public test kit (mcp_lambda.testing), and the C sources and type stubs some wheels ship
