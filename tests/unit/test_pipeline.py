@@ -206,3 +206,47 @@ def test_every_pre_commit_hook_runs_a_command_of_make_lint_or_a_make_target() ->
         hook["id"] for hook in hooks
     }
     assert not strays, f"these hooks run what make lint does not: {strays}"
+
+
+class _CloudFormationLoader(yaml.SafeLoader):
+    """Reads a CloudFormation template: each `!Tag value` becomes `{"Tag": value}`."""
+
+
+def _tagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        return {suffix: loader.construct_scalar(node)}
+    if isinstance(node, yaml.SequenceNode):
+        return {suffix: loader.construct_sequence(node, deep=True)}
+    return {suffix: loader.construct_mapping(node, deep=True)}
+
+
+_CloudFormationLoader.add_multi_constructor("!", _tagged)
+OIDC = yaml.load((ROOT / "deploy" / "github-oidc.yaml").read_text(encoding="utf-8"), _CloudFormationLoader)
+DEPLOY_JOBS = load(ROOT / ".github" / "workflows" / "deploy-business.yml")["jobs"]
+
+
+def test_the_roles_cover_the_stacks_the_workflow_and_make_deploy_name() -> None:
+    prefix = OIDC["Parameters"]["StackPrefix"]["Default"]
+    make_stack = re.search(r"^STACK \?= (\S+)$", (ROOT / "mk" / "aws.mk").read_text(), re.M)
+    assert make_stack and make_stack[1] == f"{prefix}$(BUSINESS)"
+    for job in ("staging", "production"):
+        assert DEPLOY_JOBS[job]["env"]["STACK"].startswith(prefix), job
+
+
+def test_the_deploy_role_trusts_exactly_the_workflows_environments() -> None:
+    parameters = OIDC["Parameters"]
+    trusted = {parameters[f"{name}Environment"]["Default"] for name in ("Staging", "Production")}
+    assert trusted == {DEPLOY_JOBS[job]["environment"] for job in ("staging", "production")}
+    trust = OIDC["Resources"]["DeployRole"]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    equals = trust[0]["Condition"]["StringEquals"]
+    assert len(trust) == 1 and equals["token.actions.githubusercontent.com:aud"] == "sts.amazonaws.com"
+    subjects = equals["token.actions.githubusercontent.com:sub"]
+    assert all("repo:${GitHubOrg}/${RepositoryName}:" in json.dumps(subject) for subject in subjects)
+
+
+def test_every_variable_and_secret_the_workflows_read_is_documented() -> None:
+    page = (ROOT / "docs" / "pipeline.md").read_text(encoding="utf-8")
+    text = "\n".join(path.read_text(encoding="utf-8") for path in WORKFLOWS)
+    names = set(re.findall(r"\$\{\{\s*(?:vars|secrets)\.(\w+)", text)) - {"GITHUB_TOKEN"}
+    assert {"AWS_DEPLOY_ROLE_ARN", "AWS_REGION"} <= names
+    assert [name for name in sorted(names) if f"`{name}`" not in page] == []
