@@ -23,9 +23,9 @@ $(SAM_VENV)/.installed: mk/aws.mk
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
 	touch $@
 
-validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml (offline, no AWS credentials)
+validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml and deploy/*.yaml (offline, no AWS credentials)
 	$(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) $(SAM) validate --lint --template template.yaml
-	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
+	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml $(wildcard deploy/*.yaml)
 
 # What the function never imports, removed from the package: pydantic's v1 compatibility layer (FastAPI only
 # probes for it), the public test kit (mcp_lambda.testing), and the C sources and type stubs some wheels ship
@@ -65,7 +65,9 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function for pyth
 	$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)
 	$(PY) scripts/package_size.py $(BUILD_DIR)/McpFunction $(if $(JWT)$(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
 
-deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first; needs AWS credentials)
+# ARTIFACT_BUCKET and CFN_ROLE_ARN (both optional) are the pipeline's: the bucket and the CloudFormation execution
+# role of deploy/github-oidc.yaml (docs/pipeline.md). Without them SAM uses its managed bucket and your credentials.
+deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first; needs AWS credentials); ARTIFACT_BUCKET, CFN_ROLE_ARN
 	@[ -d src/businesses/$(BUSINESS) ] || { echo "deploy: src/businesses/$(BUSINESS) does not exist" >&2; exit 1; }
 	@[ -f $(BUILD_DIR)/McpFunction/manifest/$(BUSINESS).json ] || { \
 	  echo "deploy: the build is not for $(BUSINESS); run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
@@ -73,7 +75,9 @@ deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first
 	  echo "deploy: run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
 	  --parameter-overrides BusinessName=$(BUSINESS) $(DEPLOY_PARAMS) \
-	  --resolve-s3 --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)
+	  $(if $(ARTIFACT_BUCKET),--s3-bucket "$(ARTIFACT_BUCKET)" --s3-prefix "$(STACK)",--resolve-s3) \
+	  $(if $(CFN_ROLE_ARN),--role-arn "$(CFN_ROLE_ARN)") \
+	  --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)
 
 # SAM CLI lives in .venv-sam (not on PATH): run any sam command through it, e.g. make sam ARGS="local invoke ...".
 sam: $(SAM_VENV)/.installed ## run the pinned SAM CLI: make sam ARGS="logs --stack-name mcp-demo --tail"
