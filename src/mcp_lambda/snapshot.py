@@ -83,7 +83,8 @@ def load_on_first_use_parts() -> None:
 def aws_services(settings: Settings) -> list[str]:
     """The AWS services the settings make the function call."""
     services = set()
-    if "dynamodb" in (settings.session_store, settings.idempotency_store, settings.tasks_store):
+    stores = (settings.session_store, settings.idempotency_store, settings.tasks_store, settings.protection_store)
+    if "dynamodb" in stores:
         services.add("dynamodb")
     if settings.secret_id:
         services.add("secretsmanager")
