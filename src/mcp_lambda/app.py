@@ -120,7 +120,9 @@ def create_server(
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
-    http = HttpClient.from_settings(settings, logger, functools.partial(build_circuit_store, settings, logger))
+    http = HttpClient.from_settings(
+        settings, logger, functools.partial(build_circuit_store, settings, logger)
+    )
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),

@@ -83,7 +83,12 @@ def load_on_first_use_parts() -> None:
 def aws_services(settings: Settings) -> list[str]:
     """The AWS services the settings make the function call."""
     services = set()
-    stores = (settings.session_store, settings.idempotency_store, settings.tasks_store, settings.protection_store)
+    stores = (
+        settings.session_store,
+        settings.idempotency_store,
+        settings.tasks_store,
+        settings.protection_store,
+    )
     if "dynamodb" in stores:
         services.add("dynamodb")
     if settings.secret_id:

@@ -51,7 +51,8 @@ def _settings(table: str, **extra: Any) -> Settings:
         "protection_table": table,
         "http_max_attempts": 1,
         "circuit_failure_threshold": 3,
-        "circuit_reset_ms": 1000,
+        # Powertools counts whole seconds from the second of the opening: a 1 s circuit may stay open far less.
+        "circuit_reset_ms": 30_000,
         **extra,
     }
     return Settings(**values)
@@ -60,7 +61,9 @@ def _settings(table: str, **extra: Any) -> Settings:
 def _container(settings: Settings) -> HttpClient:
     """A container's HttpClient, wired as app.py wires it."""
     logger = logging.getLogger(LOGGER)
-    return HttpClient.from_settings(settings, logger, functools.partial(build_circuit_store, settings, logger))
+    return HttpClient.from_settings(
+        settings, logger, functools.partial(build_circuit_store, settings, logger)
+    )
 
 
 def _store(client: HttpClient) -> DynamoDBCircuitStore:
@@ -100,7 +103,7 @@ def test_failures_on_one_container_open_the_circuit_for_another_which_answers_50
 
     assert codes == [50300] * 3
     assert len(service.seen) == reached == 3  # the second container sent nothing
-    assert refused["code"] == 50300 and 0 < refused["retry_after_ms"] <= 1000, refused
+    assert refused["code"] == 50300 and 28_000 < refused["retry_after_ms"] <= 30_000, refused
 
 
 def test_the_circuit_is_one_item_of_the_table_named_for_the_business_and_the_host(
@@ -115,7 +118,9 @@ def test_the_circuit_is_one_item_of_the_table_named_for_the_business_and_the_hos
     assert int(item["expiration"]["N"]) > time.time() + 3600  # TTL: outlives the recovery, then reaped
 
 
-def test_another_business_on_the_same_table_keeps_its_own_circuit(fleet_env: str, service: FakeService) -> None:
+def test_another_business_on_the_same_table_keeps_its_own_circuit(
+    fleet_env: str, service: FakeService
+) -> None:
     _open(_container(_settings(fleet_env)), service)
     other = _container(_settings(fleet_env, business="billing"))
     assert other.get(service.url).status == 200
@@ -124,8 +129,8 @@ def test_another_business_on_the_same_table_keeps_its_own_circuit(fleet_env: str
 def test_a_trial_after_the_reset_time_closes_the_circuit_for_every_container(
     fleet_env: str, service: FakeService, dynamodb_client: Any
 ) -> None:
-    first = _container(_settings(fleet_env, circuit_cache_seconds=0))
-    second = _container(_settings(fleet_env, circuit_cache_seconds=0))
+    first = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=1000))
+    second = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=1000))
     left_ms = _open(first, service)
     with pytest.raises(CircuitOpen):
         second.get(service.url)
@@ -137,13 +142,16 @@ def test_a_trial_after_the_reset_time_closes_the_circuit_for_every_container(
     assert item["state"]["S"] == "CLOSED" and "half_open_owner" not in item
 
 
-def test_a_closed_circuit_costs_no_store_read_within_the_cache_window(fleet_env: str, service: FakeService) -> None:
+def test_a_closed_circuit_costs_no_store_read_within_the_cache_window(
+    fleet_env: str, service: FakeService
+) -> None:
     cached = _container(_settings(fleet_env, circuit_cache_seconds=5))
     uncached = _container(_settings(fleet_env, circuit_cache_seconds=0))
     sent: list[str] = []
     for client in (cached, uncached):
         _store(client).client.meta.events.register(
-            "before-send.dynamodb.GetItem", lambda client=client, **_: sent.append(client.circuit_cache_seconds)
+            "before-send.dynamodb.GetItem",
+            lambda client=client, **_: sent.append(client.circuit_cache_seconds),
         )
 
     for _ in range(10):
@@ -154,9 +162,11 @@ def test_a_closed_circuit_costs_no_store_read_within_the_cache_window(fleet_env:
     assert sent.count(0) == _store(uncached).reads == 10
 
 
-def test_a_container_learns_of_an_opening_when_its_cache_window_ends(fleet_env: str, service: FakeService) -> None:
-    first = _container(_settings(fleet_env, circuit_reset_ms=30_000))
-    second = _container(_settings(fleet_env, circuit_reset_ms=30_000, circuit_cache_seconds=2))
+def test_a_container_learns_of_an_opening_when_its_cache_window_ends(
+    fleet_env: str, service: FakeService
+) -> None:
+    first = _container(_settings(fleet_env))
+    second = _container(_settings(fleet_env, circuit_cache_seconds=2))
     assert second.get(service.url).status == 200  # reads CLOSED: trusted for 2 s (whole seconds: more than 1)
     _open(first, service)
 

@@ -39,7 +39,8 @@ def _client(**options: Any) -> HttpClient:
         "backoff_seconds": 0.0,
         "max_attempts": 1,
         "failure_threshold": 3,
-        "reset_seconds": 1,
+        # Powertools counts whole seconds from the second of the opening: 30 s stays open more than 29 s.
+        "reset_seconds": 30,
         "circuit_scope": "shop",
         **options,
     }
@@ -72,7 +73,7 @@ def test_failures_open_the_circuit_and_an_open_circuit_answers_without_calling_t
             client.get(f"{service.url}/items/1", interface="items.get")
 
     assert len(service.seen) == reached == 3  # the open circuit sent nothing
-    assert 0 < (refused.value.retry_after_ms or 0) <= 1000
+    assert 28_000 < (refused.value.retry_after_ms or 0) <= 30_000
     assert refused.value.interface == "items.get"
     assert _transitions(caplog) == [(service.url, "closed", "open")]
     (opened,) = [r for r in caplog.records if getattr(r, "event", None) == "downstream_circuit_changed"]
@@ -104,7 +105,7 @@ def test_answers_below_500_are_successes_for_the_circuit(service: FakeService) -
 def test_after_the_reset_time_one_trial_closes_the_circuit(
     service: FakeService, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = _client()
+    client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
     with caplog.at_level(logging.INFO, logger=LOGGER):
         _fail(client, service.url, 3)
@@ -122,7 +123,7 @@ def test_after_the_reset_time_one_trial_closes_the_circuit(
 
 
 def test_a_failed_trial_opens_the_circuit_again_for_the_whole_reset_time(service: FakeService) -> None:
-    client = _client()
+    client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503, 503)
     _fail(client, service.url, 3)
     with pytest.raises(CircuitOpen) as refused:
@@ -136,8 +137,10 @@ def test_a_failed_trial_opens_the_circuit_again_for_the_whole_reset_time(service
     assert len(service.seen) == reached == 4
 
 
-def test_while_another_caller_holds_the_trial_a_call_is_refused_with_a_short_wait(service: FakeService) -> None:
-    client = _client()
+def test_while_another_caller_holds_the_trial_a_call_is_refused_with_a_short_wait(
+    service: FakeService,
+) -> None:
+    client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
     _fail(client, service.url, 3)
     with pytest.raises(CircuitOpen) as refused:
@@ -199,7 +202,9 @@ def test_two_clients_of_one_process_keep_circuits_of_their_own(service: FakeServ
     assert second.get(service.url).status == 200
 
 
-def test_a_circuit_is_named_for_the_business_and_the_host_never_the_user_in_the_url(service: FakeService) -> None:
+def test_a_circuit_is_named_for_the_business_and_the_host_never_the_user_in_the_url(
+    service: FakeService,
+) -> None:
     client = _client(circuit_store=lambda: _FleetStore())
     url = f"http://user:pa55word@127.0.0.1:{service.port}/items"
     assert client.get(url).status == 200
@@ -218,7 +223,7 @@ def test_an_opening_and_a_closing_are_counted_as_metrics_with_the_service_dimens
 ) -> None:
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Shop")
-    client = _client()
+    client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
     _fail(client, service.url, 3)
     with pytest.raises(CircuitOpen) as refused:

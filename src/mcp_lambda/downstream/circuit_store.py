@@ -47,14 +47,18 @@ class MemoryCircuitStore(CircuitBreakerPersistenceLayer):
         expected_opened_at: int | None = None,
     ) -> None:
         with self._records_lock:
-            if condition == "half_open" and not _may_probe(self._records.get(record.name), expected_opened_at):
+            if condition == "half_open" and not _may_probe(
+                self._records.get(record.name), expected_opened_at
+            ):
                 raise CircuitBreakerExistingLockError
             self._records[record.name] = dataclasses.replace(record)
 
     def _update_record(self, record: CircuitStateRecord) -> None:
         # As DynamoDB's update does: the new state, and neither a probe owner nor a lease left behind.
         with self._records_lock:
-            self._records[record.name] = dataclasses.replace(record, half_open_owner=None, probe_lease_expiry=None)
+            self._records[record.name] = dataclasses.replace(
+                record, half_open_owner=None, probe_lease_expiry=None
+            )
 
 
 def _may_probe(stored: CircuitStateRecord | None, expected_opened_at: int | None) -> bool:

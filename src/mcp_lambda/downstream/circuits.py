@@ -35,7 +35,7 @@ from aws_lambda_powertools.utilities.circuit_breaker import (
 from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
 
 from ..observability import ToolLogger, dumps, metrics_disabled, metrics_namespace
-from .client import CircuitOpen, DownstreamTimeout, DownstreamUnavailable
+from .errors import CircuitOpen, DownstreamTimeout, DownstreamUnavailable
 
 # What an open circuit's `retry_after_ms` is once its recovery time has passed but another caller holds the probe.
 PROBE_RETRY_MS = 1000
@@ -129,7 +129,7 @@ class HostCircuits:
             on_transition=transition,
             config=self.config,
         )
-        return protect(_run)  # type: ignore[no-any-return]
+        return protect(_run)
 
     def _left_open_ms(self, circuit: CircuitInfo) -> int:
         if circuit.opened_at is None:

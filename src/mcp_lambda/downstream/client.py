@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, restore, trace_context
-from ..errors import McpLambdaError
 from ..observability import ToolLogger
 from ..settings import Settings
 from ..workers import call_within
+from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
 
 if TYPE_CHECKING:
     import urllib3
-
     from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
 
     from .circuits import HostCircuits
@@ -29,43 +28,6 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
-
-
-class DownstreamError(McpLambdaError, RuntimeError):
-    """An outbound call failed; what is known about the answer rides along (never a body)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        interface: str | None = None,
-        status: int | None = None,
-        business_code: int | str | None = None,
-        log_id: str | None = None,
-        retry_after_ms: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.interface = interface
-        self.status = status
-        self.business_code = business_code
-        self.log_id = log_id
-        self.retry_after_ms = retry_after_ms
-
-
-class DownstreamUnavailable(DownstreamError):
-    """Refused, reset, a 5xx after the retries, or the host's circuit is open: error result 50300."""
-
-
-class CircuitOpen(DownstreamUnavailable):
-    """The host failed too often lately; nothing was sent. `retry_after_ms`: how long the circuit stays open."""
-
-
-class DownstreamTimeout(DownstreamError):
-    """No complete answer within the call's timeouts or before the request deadline: error result 50400."""
-
-
-class ResponseTooLarge(DownstreamError):
-    """The answer is larger than MAX_RESPONSE_BYTES."""
 
 
 @dataclass(frozen=True)
@@ -239,7 +201,9 @@ class HttpClient:
         method = method.upper()
         split = urllib.parse.urlsplit(url)
         host = _origin(split)
-        log = _CallLog(self.logger, event, interface or f"{method} {split.netloc.rpartition('@')[2]}", host, method)
+        log = _CallLog(
+            self.logger, event, interface or f"{method} {split.netloc.rpartition('@')[2]}", host, method
+        )
         if params:
             url = f"{url}{'&' if split.query else '?'}{urllib.parse.urlencode(params)}"
         data = body if json_body is None else json.dumps(json_body, ensure_ascii=False).encode("utf-8")
@@ -272,10 +236,14 @@ class HttpClient:
         log.done(max(attempt.attempts, retry.counter.failed), answer, error=judge(answer) if judge else None)
         return answer
 
-    def _attempts(self, attempt: _Attempt, retry: DeadlineRetry, deadline: deadlines.Deadline) -> HttpResponse:
+    def _attempts(
+        self, attempt: _Attempt, retry: DeadlineRetry, deadline: deadlines.Deadline
+    ) -> HttpResponse:
         """The call inside the host's circuit: any answer below 500, else the failure the circuit counts."""
         try:
-            answer = call_within(deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry)
+            answer = call_within(
+                deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry
+            )
         except TimeoutError:
             raise DownstreamTimeout("no complete answer in time") from None
         attempt.answer = answer
