@@ -134,6 +134,8 @@ def test_the_services_loaded_before_the_snapshot_are_the_ones_the_settings_use()
         aws_lambda_function_name="mcp-demo-mcp",
     )
     assert snapshot.aws_services(deployed) == ["dynamodb", "lambda", "secretsmanager"]
+    protected = Settings(protection_store="dynamodb", protection_table="p")  # the fleet's circuits
+    assert snapshot.aws_services(protected) == ["dynamodb"]
 
 
 def test_after_restore_boto3_resolves_credentials_again_and_keeps_the_parsed_models(
