@@ -9,6 +9,7 @@ call that failed, learns from the table.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import socket
 import time
@@ -21,6 +22,7 @@ from tests.support.lambda_client import LambdaClient, ModernClient, build_handle
 
 from mcp_lambda.aws.circuit_table import DynamoDBCircuitStore
 from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, HttpClient
+from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_circuit_store
 from mcp_lambda.testing import FakeService, fake_service
@@ -201,3 +203,31 @@ def test_a_table_that_cannot_be_reached_fails_open_with_one_warning_per_read(
     assert {r.operation for r in warnings} >= {"get_item", "put_item"}  # type: ignore[attr-defined]
     assert all(r.reason == "EndpointConnectionError" for r in warnings)  # type: ignore[attr-defined]
     assert not [r for r in caplog.records if r.name.startswith("aws_lambda_powertools")]
+
+
+def test_the_table_s_failure_is_one_json_line_of_the_business_log_naming_no_table_or_endpoint(
+    monkeypatch: pytest.MonkeyPatch,
+    protection_table: str,
+    service: FakeService,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+    settings = _settings(protection_table, business="jsonlog", aws_max_attempts=1, aws_connect_timeout_ms=200)
+    logger = get_logger("jsonlog")  # the business's Powertools Logger, as app.py makes it
+    client = HttpClient.from_settings(
+        settings, logger, functools.partial(build_circuit_store, settings, logger)
+    )
+    capsys.readouterr()
+
+    assert client.get(service.url).status == 200
+
+    out = capsys.readouterr().out
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    (warning,) = [line for line in lines if line.get("event") == "store_unavailable"]
+    assert (warning["level"], warning["service"], warning["store"]) == ("WARNING", "jsonlog", "circuits")
+    assert (warning["operation"], warning["reason"]) == ("get_item", "EndpointConnectionError")
+    assert "exception" not in warning and "stack_trace" not in warning
+    assert protection_table not in out and endpoint not in out
