@@ -35,3 +35,8 @@ services-up: services-install venv ## run DynamoDB Local on DDB_PORT (default 80
 test: services-install
 
 bench: services-install
+
+bench-protection: services-install venv ## cost of the downstream circuit breaker per call: memory, DynamoDB Local cached and uncached
+	$(PY) scripts/bench_protection.py
+
+bench: bench-protection

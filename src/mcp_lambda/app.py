@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
 from .sessions import SessionStore
 from .settings import Settings
-from .stores import build_store
+from .stores import build_circuit_store, build_store
 from .tools import Business
 from .tools.context import Services
 from .tools.executor import ResultCheck, ToolExecutor
@@ -119,7 +120,10 @@ def create_server(
     logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
-    http = HttpClient.from_settings(settings, logger)  # one per container: pools and breakers per host
+    # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
+    http = HttpClient.from_settings(
+        settings, logger, functools.partial(build_circuit_store, settings, logger)
+    )
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),

@@ -544,7 +544,7 @@ class ToolTelemetry:
                 self._emit_metrics(record, started)
 
     def _emit_metrics(self, record: ToolCallRecord, started: float) -> None:
-        if _metrics_disabled():
+        if metrics_disabled():
             return
         latency = round((time.perf_counter() - started) * 1000, 3)
         # To stdout, as Powertools' Metrics print theirs, in one write: print() writes the newline apart, and the
@@ -557,7 +557,7 @@ _UNSET: tuple[tuple[str | None, str | None], bool] = ((None, None), False)
 _METRICS_SWITCH = _UNSET
 
 
-def _metrics_disabled() -> bool:
+def metrics_disabled() -> bool:
     """Powertools' own switch (`is_metrics_disabled`: POWERTOOLS_METRICS_DISABLED, or POWERTOOLS_DEV without it),
     asked again only when either variable has changed: the variables are read on every call, the rule is not."""
     global _METRICS_SWITCH

@@ -112,7 +112,7 @@ class PlatformApiClient:
     def from_settings(
         cls, settings: Settings, logger: ToolLogger, http: HttpClient | None = None
     ) -> PlatformApiClient | None:
-        """A client for `DOUBAO_OPENAPI_BASE_DOMAIN` (sharing `http`'s pools and breakers), or None."""
+        """A client for `DOUBAO_OPENAPI_BASE_DOMAIN` (sharing `http`'s pools and circuits), or None."""
         if not settings.doubao_openapi_base_domain:
             return None
         return cls(settings.doubao_openapi_base_domain, logger, http=http)

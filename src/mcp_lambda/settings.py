@@ -264,7 +264,18 @@ class Settings(BaseSettings):
     circuit_failure_threshold: int = Field(
         5, ge=1, description="consecutive failures that open a downstream host's circuit"
     )
-    circuit_reset_ms: int = Field(30_000, ge=10, description="how long an open circuit stays open")
+    circuit_reset_ms: int = Field(
+        30_000,
+        ge=10,
+        description="how long an open circuit stays open, rounded up to whole seconds (the breaker counts "
+        "seconds, from the second it opened); then one trial call decides",
+    )
+    circuit_cache_seconds: int = Field(
+        5,
+        ge=0,
+        description="how long a container trusts the circuit state it last read from `PROTECTION_STORE` before "
+        "reading it again (0: every call reads it); the time the fleet may take to learn of an opening",
+    )
 
     @field_validator(*CSV_FIELDS, *LIST_FIELDS, mode="before")
     @classmethod

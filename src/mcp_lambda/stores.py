@@ -4,6 +4,9 @@ Each kind reads two settings, unchanged: its backend (`SESSION_STORE`, `IDEMPOTE
 `PROTECTION_STORE`: `memory`, the embedded default of one process, or `dynamodb`) and its table
 (`SESSIONS_TABLE`, `IDEMPOTENCY_TABLE`, `TASKS_TABLE`, `PROTECTION_TABLE`). A DynamoDB store takes the function's one `AwsBudget`. Implementations are
 imported when built: boto3 (and the tasks package) cost cold-start time a container may never need.
+
+`build_circuit_store(settings, logger)` is the store of the downstream circuits (`PROTECTION_STORE`,
+`PROTECTION_TABLE`), which `HttpClient` builds on its first call.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from .aws import AwsBudget
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
+
     from .idempotency import IdempotencyStore
+    from .observability import ToolLogger
     from .sessions import SessionStore
     from .tasks import TaskStore
     from .tools.quotas import QuotaStore
@@ -128,3 +134,25 @@ def build_store(kind: StoreKind, settings: Settings) -> Any:
         The memory or DynamoDB store.
     """
     return STORES[kind].build(settings)
+
+
+def build_circuit_store(settings: Settings, logger: ToolLogger) -> CircuitBreakerPersistenceLayer:
+    """The store of the downstream circuit states that the settings select (`PROTECTION_STORE`).
+
+    Args:
+        settings: The function's settings.
+        logger: Where a failing table's `store_unavailable` lines go.
+
+    Returns:
+        A `MemoryCircuitStore` (one process), or a `DynamoDBCircuitStore` on `PROTECTION_TABLE` (the fleet).
+    """
+    if settings.protection_store != "dynamodb":
+        from .downstream.circuit_store import MemoryCircuitStore
+
+        return MemoryCircuitStore()
+    from .aws.circuit_table import DynamoDBCircuitStore
+
+    assert settings.protection_table is not None  # Settings refuses `dynamodb` without a table
+    return DynamoDBCircuitStore(
+        settings.protection_table, budget=AwsBudget.from_settings(settings), logger=logger
+    )

@@ -410,7 +410,8 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
     downstream: tuple[FakeService, FaultProxy], caplog: pytest.LogCaptureFixture
 ) -> None:
     service, _ = downstream
-    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
+    # 2 s, not the module's 400 ms: the breaker counts whole seconds from the second it opened (open 1 to 2 s).
+    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings(circuit_reset_ms=2000))))
     service.statuses = [503] * 6  # three calls of two attempts each: the threshold of consecutive failures
 
     with caplog.at_level("INFO"):
@@ -420,12 +421,15 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
         reached = len(service.seen)
         opened = _timed(modern.call_tool, "fetch", {"nonce": "while-open"})
         assert len(service.seen) == reached  # nothing was sent while open
-        time.sleep(0.45)  # CIRCUIT_RESET_MS=400: the next call is the trial
+        left_ms = opened.reply.result["structuredContent"]["retry_after_ms"]
+        time.sleep(
+            left_ms / 1000 + 0.05
+        )  # CIRCUIT_RESET_MS=400, a whole second for the breaker: then the trial
         trial = modern.call_tool("fetch", {"nonce": "trial"}).result["structuredContent"]
 
     assert [f["code"] for f in failures] == [50300] * 3
     structured = opened.reply.result["structuredContent"]
-    assert structured["code"] == 50300 and 0 < structured["retry_after_ms"] <= 400, structured
+    assert structured["code"] == 50300 and 500 < structured["retry_after_ms"] <= 2000, structured
     _record("downstream", "circuit-open", opened, "50300", f"{structured['retry_after_ms']} ms")
     assert trial == {"nonce": "trial"}
     transitions = [

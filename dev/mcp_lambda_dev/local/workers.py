@@ -8,7 +8,10 @@ on one worker is read, run and cancelled from any of them.
 
 What is not shared is what a container does not share either: module-level state of the handler module itself.
 A business's own modules are imported once per process, so their module-level state (the demo's in-memory
-subscriptions, for one) is common to all workers, as a real deployment's shared database would be.
+subscriptions, for one) is common to all workers, as a real deployment's shared database would be. So are
+Powertools' circuit-breaker failure counts, kept per circuit name: with `PROTECTION_STORE=dynamodb` the workers'
+consecutive failures on a host add up (each worker still reads the circuit's state through its own cache); with
+`memory` every worker's circuits have names, and counts, of their own.
 """
 
 from __future__ import annotations

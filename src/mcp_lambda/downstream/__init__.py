@@ -6,10 +6,13 @@
 - Retries: `HTTP_MAX_ATTEMPTS` in all, with exponential backoff and full jitter, on 429/5xx and read errors for
   idempotent calls only (by method, unless `idempotent=` says otherwise); a connection that could not be opened is
   retried for every call (the request never left). No retry and no backoff sleep runs past the deadline.
-- A circuit breaker per host (pybreaker; state per container): after `CIRCUIT_FAILURE_THRESHOLD` consecutive
-  failures it opens for `CIRCUIT_RESET_MS`, and calls fail at once with CircuitOpen (error result 50300 with
-  `retry_after_ms` = the time left open) without touching the host; then one trial call decides. Each transition is
-  logged once (`downstream_circuit_changed`).
+- A circuit breaker per host (Powertools' circuit breaker, `circuits.HostCircuits`), its state in the store
+  `PROTECTION_STORE` names: one process (`circuit_store.MemoryCircuitStore`), or the protection table, shared by
+  every container (`mcp_lambda.aws.circuit_table`). After `CIRCUIT_FAILURE_THRESHOLD` consecutive failures it
+  opens for `CIRCUIT_RESET_MS` (whole seconds), and calls fail at once with CircuitOpen (error result 50300 with
+  `retry_after_ms` = the time left open) without touching the host; then one trial call decides for all. A
+  container trusts the state it read for `CIRCUIT_CACHE_SECONDS`. Each transition is logged once
+  (`downstream_circuit_changed`) and counted (`CircuitOpened`, `CircuitClosed`). See docs/protection.md.
 - One log line per call with the fields of doubao-protocol.md §5 — `interface`, `host`, `method`, `http_status`,
   `business_code`, `duration_ms`, `log_id`, `attempts` — and never a header value, a query or a body.
 
@@ -17,18 +20,8 @@ A tool that does not catch them gets: DownstreamUnavailable (refused, reset, 5xx
 → error result 50300; DownstreamTimeout (no complete answer in time) → 50400. Any answer below 500 is the tool's.
 """
 
-from .client import (
-    IDEMPOTENT_METHODS,
-    RETRY_STATUSES,
-    CircuitOpen,
-    DownstreamError,
-    DownstreamTimeout,
-    DownstreamUnavailable,
-    HttpClient,
-    HttpResponse,
-    ResponseTooLarge,
-    parse_answer,
-)
+from .client import IDEMPOTENT_METHODS, RETRY_STATUSES, HttpClient, HttpResponse, parse_answer
+from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
 
 __all__ = [
     "IDEMPOTENT_METHODS",

@@ -1,4 +1,4 @@
-"""HttpClient: one outbound call is deadline-capped attempts on a worker thread, the host's breaker and one log line."""
+"""HttpClient: one outbound call is deadline-capped attempts on a worker thread, the host's circuit and one log line."""
 
 from __future__ import annotations
 
@@ -12,58 +12,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, restore, trace_context
-from ..errors import McpLambdaError
 from ..observability import ToolLogger
 from ..settings import Settings
 from ..workers import call_within
+from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
 
 if TYPE_CHECKING:
     import urllib3
+    from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
 
-    from .breakers import HostBreakers
+    from .circuits import HostCircuits
     from .retry import DeadlineRetry
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
-
-
-class DownstreamError(McpLambdaError, RuntimeError):
-    """An outbound call failed; what is known about the answer rides along (never a body)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        interface: str | None = None,
-        status: int | None = None,
-        business_code: int | str | None = None,
-        log_id: str | None = None,
-        retry_after_ms: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.interface = interface
-        self.status = status
-        self.business_code = business_code
-        self.log_id = log_id
-        self.retry_after_ms = retry_after_ms
-
-
-class DownstreamUnavailable(DownstreamError):
-    """Refused, reset, a 5xx after the retries, or the host's circuit is open: error result 50300."""
-
-
-class CircuitOpen(DownstreamUnavailable):
-    """The host failed too often lately; nothing was sent. `retry_after_ms`: how long the circuit stays open."""
-
-
-class DownstreamTimeout(DownstreamError):
-    """No complete answer within the call's timeouts or before the request deadline: error result 50400."""
-
-
-class ResponseTooLarge(DownstreamError):
-    """The answer is larger than MAX_RESPONSE_BYTES."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +71,21 @@ def parse_answer(status: int, headers: Mapping[str, str], content: bytes) -> Htt
 
 
 class HttpClient:
-    """Pooled outbound HTTP with deadline-capped timeouts, bounded retries and a circuit breaker per host."""
+    """Pooled outbound HTTP with deadline-capped timeouts, bounded retries and a circuit breaker per host.
+
+    Args:
+        logger: Where the call lines and circuit transitions go.
+        timeout_seconds: Per attempt (capped by the request deadline).
+        max_attempts: Attempts in all (idempotent calls; a refused connection for every call).
+        backoff_seconds: The backoff factor between attempts (full jitter).
+        failure_threshold: Consecutive failures that open a host's circuit.
+        reset_seconds: How long an open circuit stays open (rounded up to whole seconds).
+        pool: A urllib3 PoolManager to use instead of one made on first use.
+        circuit_store: Makes the store of the circuit states on the first call (a fleet-wide one:
+            `mcp_lambda.stores.build_circuit_store`); None keeps them in this client (`MemoryCircuitStore`).
+        circuit_scope: The first part of every circuit's name and its metrics' `service`: the business.
+        circuit_cache_seconds: How long the last state read from the store is trusted (0: read it every call).
+    """
 
     def __init__(
         self,
@@ -119,6 +97,9 @@ class HttpClient:
         failure_threshold: int = 5,
         reset_seconds: float = 30.0,
         pool: urllib3.PoolManager | None = None,
+        circuit_store: Callable[[], CircuitBreakerPersistenceLayer] | None = None,
+        circuit_scope: str = "local",
+        circuit_cache_seconds: int = 5,
     ) -> None:
         self.logger: ToolLogger = logger or logging.getLogger("mcp_lambda")
         self.timeout_seconds = timeout_seconds
@@ -126,20 +107,32 @@ class HttpClient:
         self.backoff_seconds = backoff_seconds
         self.failure_threshold = failure_threshold
         self.reset_seconds = reset_seconds
+        self.circuit_scope = circuit_scope
+        self.circuit_cache_seconds = circuit_cache_seconds
         self._pool = pool
-        self._breakers: HostBreakers | None = None
+        self._circuit_store = circuit_store
+        self._circuits: HostCircuits | None = None
         self._lock = threading.Lock()
         if pool is None:
             restore.on_restore(self.forget_connections)
 
     @classmethod
-    def from_settings(cls, settings: Settings, logger: ToolLogger) -> HttpClient:
+    def from_settings(
+        cls,
+        settings: Settings,
+        logger: ToolLogger,
+        circuit_store: Callable[[], CircuitBreakerPersistenceLayer] | None = None,
+    ) -> HttpClient:
+        """The client the settings describe; `circuit_store` as in the constructor."""
         return cls(
             logger,
             timeout_seconds=settings.http_timeout_ms / 1000,
             max_attempts=settings.http_max_attempts,
             failure_threshold=settings.circuit_failure_threshold,
             reset_seconds=settings.circuit_reset_ms / 1000,
+            circuit_store=circuit_store,
+            circuit_scope=settings.business,
+            circuit_cache_seconds=settings.circuit_cache_seconds,
         )
 
     @property
@@ -157,13 +150,27 @@ class HttpClient:
             pool.clear()
 
     @property
-    def breakers(self) -> HostBreakers:
+    def circuits(self) -> HostCircuits:
+        """The hosts' circuits, made (and Powertools' circuit breaker imported) on first use."""
         with self._lock:
-            if self._breakers is None:
-                from .breakers import HostBreakers
+            if self._circuits is None:
+                from .circuits import HostCircuits
 
-                self._breakers = HostBreakers(self.logger, self.failure_threshold, self.reset_seconds)
-            return self._breakers
+                if self._circuit_store is None:
+                    from .circuit_store import MemoryCircuitStore
+
+                    store: CircuitBreakerPersistenceLayer = MemoryCircuitStore()
+                else:
+                    store = self._circuit_store()
+                self._circuits = HostCircuits(
+                    store,
+                    self.logger,
+                    scope=self.circuit_scope,
+                    failure_threshold=self.failure_threshold,
+                    reset_seconds=self.reset_seconds,
+                    cache_seconds=self.circuit_cache_seconds,
+                )
+            return self._circuits
 
     def get(self, url: str, **kwargs: Any) -> HttpResponse:
         return self.request("GET", url, **kwargs)
@@ -193,8 +200,10 @@ class HttpClient:
         """
         method = method.upper()
         split = urllib.parse.urlsplit(url)
-        host = f"{split.scheme}://{split.netloc}"
-        log = _CallLog(self.logger, event, interface or f"{method} {split.netloc}", host, method)
+        host = _origin(split)
+        log = _CallLog(
+            self.logger, event, interface or f"{method} {split.netloc.rpartition('@')[2]}", host, method
+        )
         if params:
             url = f"{url}{'&' if split.query else '?'}{urllib.parse.urlencode(params)}"
         data = body if json_body is None else json.dumps(json_body, ensure_ascii=False).encode("utf-8")
@@ -205,43 +214,46 @@ class HttpClient:
         # A new span of the caller's trace per call (SEP-2028); a tool that sets its own traceparent keeps it.
         if trace is not None and not any(name.lower() == "traceparent" for name in all_headers):
             all_headers.update(trace.child().headers())
-        left_open = self.breakers.left_open_ms(host)
-        if left_open is not None:
-            log.done(0, error="CircuitOpen")
-            raise CircuitOpen(f"circuit open for {host}", interface=log.interface, retry_after_ms=left_open)
         deadline = deadlines.current()
-        if deadline.expired:
+        if deadline.expired:  # before the circuit: a call never made is no failure of the host
             log.done(0, error="DeadlineExceeded")
             raise DownstreamTimeout("the request deadline has passed", interface=log.interface)
         attempt = _Attempt(
             method, url, data, all_headers, deadline.cap(timeout_seconds or self.timeout_seconds)
         )
         retry = self._retry(method, idempotent, deadline)
-        failure: DownstreamError | None = None
-        answer: HttpResponse | None = None
+        try:
+            answer: HttpResponse = self.circuits.call(host, self._attempts, attempt, retry, deadline)
+        except CircuitOpen as refused:
+            refused.interface = log.interface
+            log.done(0, error="CircuitOpen")
+            raise
+        except DownstreamError as failure:
+            failure.interface = log.interface
+            error = f"HTTP {failure.status}" if failure.status else str(failure)
+            log.done(max(attempt.attempts, retry.counter.failed), attempt.answer, error=error)
+            raise
+        log.done(max(attempt.attempts, retry.counter.failed), answer, error=judge(answer) if judge else None)
+        return answer
+
+    def _attempts(
+        self, attempt: _Attempt, retry: DeadlineRetry, deadline: deadlines.Deadline
+    ) -> HttpResponse:
+        """The call inside the host's circuit: any answer below 500, else the failure the circuit counts."""
         try:
             answer = call_within(
                 deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry
             )
         except TimeoutError:
-            failure = DownstreamTimeout("no complete answer in time")
-        except DownstreamError as exc:
-            failure = exc
-        if answer is not None and answer.status >= 500:
-            failure = DownstreamUnavailable(
+            raise DownstreamTimeout("no complete answer in time") from None
+        attempt.answer = answer
+        if answer.status >= 500:
+            raise DownstreamUnavailable(
                 f"HTTP {answer.status}",
                 status=answer.status,
                 business_code=answer.business_code,
                 log_id=answer.log_id,
             )
-        self.breakers.record(host, failure)
-        attempts = max(attempt.attempts, retry.counter.failed)
-        if failure is not None:
-            failure.interface = log.interface
-            log.done(attempts, answer, error=f"HTTP {failure.status}" if failure.status else str(failure))
-            raise failure
-        assert answer is not None
-        log.done(attempts, answer, error=judge(answer) if judge else None)
         return answer
 
     def _send(self, attempt: _Attempt, retry: DeadlineRetry) -> HttpResponse:
@@ -306,6 +318,7 @@ class _Attempt:
     headers: dict[str, str]
     timeout: float
     attempts: int = 0  # set once an answer arrived: how many attempts it took
+    answer: HttpResponse | None = None  # the last answer (a 5xx one is reported in the failure's log line)
 
 
 class _CallLog:
@@ -337,6 +350,11 @@ class _CallLog:
             self.logger.info(self.event, extra=fields)
         else:
             self.logger.warning(self.event, extra={**fields, "error": error})
+
+
+def _origin(split: urllib.parse.SplitResult) -> str:
+    """`scheme://host[:port]` of a URL, without any user or password it carries (a circuit name, a log field)."""
+    return f"{split.scheme}://{split.netloc.rpartition('@')[2]}"
 
 
 def _no_answer(cause: BaseException) -> DownstreamError:

@@ -25,7 +25,7 @@ class Services:
     secrets: SecretSource = field(default_factory=NoSecrets)
     # The Doubao platform OpenAPI client (timeouts, bounded retries, §5 logging); None without a base domain.
     platform_api: PlatformApiClient | None = None
-    # Outbound HTTP for tools (`ctx.http`): pools and one circuit breaker per host, kept for the container.
+    # Outbound HTTP for tools (`ctx.http`): pools and one circuit per host, kept for the container.
     http: HttpClient = field(default_factory=HttpClient)
 
 
