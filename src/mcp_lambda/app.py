@@ -31,6 +31,7 @@ from .transport import McpEndpoint, http_error
 
 if TYPE_CHECKING:
     from .tasks import TaskInvoker, TaskStore
+    from .tools.quotas import QuotaStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Where a business's manifest is looked for without MANIFEST_DIR: the repo's, or one bundled beside the code.
@@ -115,6 +116,7 @@ def create_server(
     tasks: TaskStore | None = None,
     invoker: TaskInvoker | None = None,
     secrets: SecretSource | None = None,
+    quota_store: QuotaStore | None = None,
 ) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name, settings.log_format)
@@ -133,7 +135,10 @@ def create_server(
     fingerprints = LogFingerprints.from_settings(settings, services.secrets, logger)
     # Raises SettingsError at start when TOOL_QUOTAS names a tool the business does not have.
     quotas = build_quotas(
-        business.tools, settings.tool_quotas, business.name, lambda: build_store("quotas", settings)
+        business.tools,
+        settings.tool_quotas,
+        business.name,
+        lambda: quota_store or build_store("quotas", settings),
     )
     executor = ToolExecutor(
         result_check, ToolTelemetry(business.name), business.error_map, fingerprints, quotas

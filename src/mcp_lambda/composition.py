@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .protocol import McpServer
     from .secrets import SecretSource
     from .tasks import TaskInvoker, TaskStore
+    from .tools.quotas import QuotaStore
 
 BUSINESSES = "businesses"  # the top-level package whose subpackages are the businesses
 
@@ -121,6 +122,7 @@ def build_runtime(
     tasks: TaskStore | None = None,
     invoker: TaskInvoker | None = None,
     secrets: SecretSource | None = None,
+    quotas: QuotaStore | None = None,
 ) -> Runtime:
     """Build the container's runtime; each part left out is what the settings name.
 
@@ -132,6 +134,7 @@ def build_runtime(
         tasks: The task store (default: `TASKS_STORE`, built on the first task request).
         invoker: How a task's worker is started (default: an asynchronous self-invocation).
         secrets: Where `ctx.secret` reads from (default: `SECRET_ID`).
+        quotas: The per-caller quota counters (default: `PROTECTION_STORE`, built on the first counted call).
 
     Returns:
         The runtime: the app and everything built with it.
@@ -145,7 +148,7 @@ def build_runtime(
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
     idempotency = idempotency or build_store("idempotency", settings)
-    server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets)
+    server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
     return Runtime(
         app=create_app(settings, business, server, logger),
         server=server,

@@ -576,7 +576,7 @@ def write_count_metric(metric: str, service: str, properties: Mapping[str, Any] 
         service: The business (the `service` dimension).
         properties: Fields the record carries beside it (searchable in Logs Insights, not dimensions).
     """
-    if _metrics_disabled():
+    if metrics_disabled():
         return
     directive = {
         "Namespace": metrics_namespace(),

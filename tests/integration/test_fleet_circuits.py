@@ -131,8 +131,8 @@ def test_another_business_on_the_same_table_keeps_its_own_circuit(
 def test_a_trial_after_the_reset_time_closes_the_circuit_for_every_container(
     fleet_env: str, service: FakeService, dynamodb_client: Any
 ) -> None:
-    first = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=1000))
-    second = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=1000))
+    first = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=2000))
+    second = _container(_settings(fleet_env, circuit_cache_seconds=0, circuit_reset_ms=2000))
     left_ms = _open(first, service)
     with pytest.raises(CircuitOpen):
         second.get(service.url)

@@ -259,6 +259,28 @@ def test_workers_share_the_task_store() -> None:
     assert [("result" in poll, poll.get("error")) for poll in polls] == [(True, None)] * 8
 
 
+def test_workers_count_into_one_quota() -> None:
+    quotas = json.dumps({"subscribe_product": "4/hour"})
+    arguments = {"product_id": "p-1004", "alert": "restock"}
+    meta = json.loads(DISCOVER)["params"]["_meta"]
+    with running_server("demo", WORKERS="2", TOOL_QUOTAS=quotas) as url:
+        port = _port(url)
+        with ThreadPoolExecutor(10) as pool:  # concurrent, so they land on both workers
+            answers = list(
+                pool.map(
+                    lambda n: _modern_call(
+                        port,
+                        "tools/call",
+                        {"name": "subscribe_product", "arguments": arguments},
+                        meta | {"tool_call_id": f"quota-{n}"},
+                    ),
+                    range(10),
+                )
+            )
+    codes = sorted(answer["result"]["structuredContent"].get("code", 0) for answer in answers)
+    assert codes == [0] * 4 + [42900] * 6, answers
+
+
 def test_make_run_gives_check_stock_a_stand_in_inventory(tmp_path: Path) -> None:
     output = tmp_path / "out.log"
     meta = json.loads(DISCOVER)["params"]["_meta"]

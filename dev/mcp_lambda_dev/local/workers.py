@@ -2,9 +2,10 @@
 
 Each instance runs the handler module's code again (its own app, server, breakers, rate counters and caches), and
 every instance is built on one set of stores, as containers share their DynamoDB tables: the session store, the
-exactly-once (idempotency) store and the task store, each the one the settings select (the embedded memory store
-by default, or DynamoDB). So a keyed `tools/call` runs once whichever worker takes each retry, and a task created
-on one worker is read, run and cancelled from any of them.
+exactly-once (idempotency) store, the task store and the per-caller quota counters, each the one the settings
+select (the embedded memory store by default, or DynamoDB). So a keyed `tools/call` runs once whichever worker
+takes each retry, a task created on one worker is read, run and cancelled from any of them, and a quota counts
+the calls every worker served.
 
 What is not shared is what a container does not share either: module-level state of the handler module itself.
 A business's own modules are imported once per process, so their module-level state (the demo's in-memory
@@ -28,7 +29,7 @@ def shared_stores() -> dict[str, Any]:
     """The stores every worker is built on, one of each, as the settings select them.
 
     Returns:
-        `build_runtime`'s store arguments: `sessions`, `idempotency` and `tasks`.
+        `build_runtime`'s store arguments: `sessions`, `idempotency`, `tasks` and `quotas`.
     """
     from mcp_lambda.settings import get_settings
     from mcp_lambda.stores import build_store
@@ -38,6 +39,7 @@ def shared_stores() -> dict[str, Any]:
         "sessions": build_store("sessions", settings),
         "idempotency": build_store("idempotency", settings),
         "tasks": build_store("tasks", settings),
+        "quotas": build_store("quotas", settings),
     }
 
 

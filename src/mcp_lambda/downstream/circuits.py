@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from aws_lambda_powertools.utilities.circuit_breaker import (
 )
 from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
 
-from ..observability import ToolLogger, dumps, metrics_disabled, metrics_namespace
+from ..observability import ToolLogger, write_count_metric
 from .errors import CircuitOpen, DownstreamTimeout, DownstreamUnavailable
 
 # What an open circuit's `retry_after_ms` is once its recovery time has passed but another caller holds the probe.
@@ -82,7 +81,6 @@ class HostCircuits:
             handled_exceptions=(DownstreamUnavailable, DownstreamTimeout),
             local_cache_max_age=cache_seconds,
         )
-        self.namespace = metrics_namespace()
         self._suffix = "" if getattr(store, "fleet_wide", True) else f"#local-{next(_SERIALS)}"
         self._guards: dict[str, Callable[..., Any]] = {}
         self._lock = threading.Lock()
@@ -148,24 +146,8 @@ class HostCircuits:
         log = self.logger.warning if change.to_state == CircuitState.OPEN else self.logger.info
         log("downstream_circuit_changed", extra=fields)
         metric = COUNTED.get(change.to_state)
-        if metric is not None and not metrics_disabled():
-            sys.stdout.write(self._emf(metric, fields) + "\n")  # one write: lines of two threads never mix
-
-    def _emf(self, metric: str, fields: dict[str, Any]) -> str:
-        """One EMF record counting `metric` once, dimension `service`; host and states as properties."""
-        directive = {
-            "Namespace": self.namespace,
-            "Dimensions": [["service"]],
-            "Metrics": [{"Name": metric, "Unit": "Count"}],
-        }
-        record = {
-            "_aws": {"Timestamp": int(time.time() * 1000), "CloudWatchMetrics": [directive]},
-            "service": self.scope,
-            "host": fields["host"],
-            "from_state": fields["from_state"],
-            metric: [1.0],
-        }
-        return dumps(record)
+        if metric is not None:
+            write_count_metric(metric, self.scope, {"host": host, "from_state": fields["from_state"]})
 
 
 def _run(fn: Callable[..., Any], *args: Any) -> Any:
