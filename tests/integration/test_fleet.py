@@ -4,6 +4,7 @@ containers share through the template's tables."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -12,6 +13,8 @@ from typing import Any
 import pytest
 from scripts import fleet
 from scripts.services import LocalService
+
+from mcp_lambda.testing import FakeService, fake_service
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -23,6 +26,27 @@ INITIALIZE = {
         "clientInfo": {"name": "t", "version": "1"},
     },
 }
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def call_tool(url: str, name: str, arguments: dict[str, Any], **meta: str) -> dict[str, Any]:
+    """A 2026-07-28 tools/call; its structuredContent."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": {**MODERN_META, **meta}},
+    }
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
+    status, _, answer = post(url, body, headers)
+    assert status == 200, answer
+    structured: dict[str, Any] = answer["result"]["structuredContent"]
+    return structured
 
 
 def post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
@@ -92,3 +116,55 @@ def test_fleet_env_puts_every_store_in_dynamodb() -> None:
         "PROTECTION_STORE": "dynamodb",
     }
     assert env["PROTECTION_TABLE"] == "x-protection"
+
+
+@pytest.fixture
+def inventory() -> Iterator[FakeService]:
+    with fake_service() as running:
+        yield running
+
+
+def test_failures_on_one_server_open_the_circuit_for_the_other_which_answers_50300_without_calling(
+    dynamodb_local: LocalService, fleet_tables: dict[str, str], inventory: FakeService
+) -> None:
+    env = {
+        **fleet.fleet_env(dynamodb_local.endpoint_url, fleet_tables),
+        "DEMO_INVENTORY_URL": inventory.url,
+        "HTTP_MAX_ATTEMPTS": "1",
+        "CIRCUIT_FAILURE_THRESHOLD": "3",
+        "CIRCUIT_RESET_MS": "30000",
+        "CIRCUIT_CACHE_SECONDS": "1",
+    }
+    inventory.route("/stock/p-1001", 200, {"quantity": 7})
+    with fleet.running_fleet("demo", 2, env) as (first, second):
+        # The second server reads the circuit (closed) and keeps that for its cache window.
+        assert call_tool(second, "check_stock", {"product_id": "p-1001"})["entities"][0]["quantity"] == 7
+        inventory.fail_next(503, 503, 503)
+        codes = [call_tool(first, "check_stock", {"product_id": "p-1001"})["code"] for _ in range(3)]
+        assert codes == [50300] * 3
+        sent = len(inventory.seen)
+        time.sleep(1.1)  # past the second server's cache window
+
+        refused = call_tool(second, "check_stock", {"product_id": "p-1001"})
+
+        assert refused["code"] == 50300 and refused["retryable"] is True, refused
+        assert 25_000 < refused["retry_after_ms"] <= 30_000, refused
+        assert len(inventory.seen) == sent == 4  # the second server sent nothing while the circuit was open
+
+
+def test_a_quota_counts_the_calls_made_on_every_server(
+    dynamodb_local: LocalService, fleet_tables: dict[str, str]
+) -> None:
+    env = {
+        **fleet.fleet_env(dynamodb_local.endpoint_url, fleet_tables),
+        "TOOL_QUOTAS": json.dumps({"subscribe_product": "3/hour"}),
+    }
+    arguments = {"product_id": "p-1004", "alert": "restock"}
+    with fleet.running_fleet("demo", 2, env) as (first, second):
+        answers = [
+            call_tool(url, "subscribe_product", arguments, tool_call_id=f"sub-{n}")
+            for n, url in enumerate((first, second, first, second))
+        ]
+    assert [answer.get("code", 0) for answer in answers] == [0, 0, 0, 42900], answers
+    over = answers[-1]
+    assert over["quota"] == "3/hour" and over["retryable"] is True and over["retry_after_ms"] > 0, over
