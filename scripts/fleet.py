@@ -180,8 +180,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--servers must be at least 1")
     import boto3
 
+    from mcp_lambda_dev.inventory import HELP as INVENTORY_HELP
+    from mcp_lambda_dev.inventory import demo_inventory
+
     signal.signal(signal.SIGTERM, _interrupt)
-    with services.dynamodb_local(args.ddb_port) as ddb:
+    # One stand-in inventory for the whole fleet (the servers inherit DEMO_INVENTORY_URL): one host, one circuit.
+    with services.dynamodb_local(args.ddb_port) as ddb, demo_inventory(args.business) as inventory:
         names = table_names(f"mcp-{args.business}-local")
         client = boto3.client("dynamodb", endpoint_url=ddb.endpoint_url, **_boto_credentials())
         create_tables(client, names)
@@ -191,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"dynamodb-local: {ddb.endpoint_url} (tables: {', '.join(names.values())})", flush=True)
             for index, url in enumerate(urls, 1):
                 print(f"server {index}: {url}", flush=True)
+            if inventory is not None:
+                print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
             print("Ctrl-C stops them all", flush=True)
             with contextlib.suppress(KeyboardInterrupt):
                 while ddb.running:
