@@ -196,6 +196,34 @@ def test_the_claim_of_a_dead_invocation_expires_with_it(container: Container, le
     assert retry["structuredContent"] == {"run_id": "hold-2"}  # not 40910 until the whole TTL has passed
 
 
+class LongFunction(LocalContext):
+    """An HTTP invocation of a function whose timeout is 900 s (the template's, for task workers)."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 900_000
+
+
+def test_a_claim_lives_until_its_requests_deadline_not_the_functions_timeout(
+    container: Container, ledger: Ledger, dynamodb_client: Any, idempotency_table: str
+) -> None:
+    first_client, _ = container()
+    before = time.time()
+    join = start_in_another_container(
+        first_client.handler, keyed_request("hold", {}, "call-1"), LongFunction()
+    )
+    assert ledger.started.wait(10)
+    try:
+        (item,) = _items(dynamodb_client, idempotency_table)
+    finally:
+        ledger.release.set()
+        join()
+
+    assert item["status"]["S"] == "INPROGRESS"
+    in_progress_until = int(item["in_progress_expiration"]["N"]) / 1000
+    # REQUEST_DEADLINE_MS (29 s) less the answer margin, plus the claim's 2 s of grace: not 900 s.
+    assert before + 25 < in_progress_until < time.time() + 32, in_progress_until - before
+
+
 # --- the store down ----------------------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ The key is scoped by business (the record prefix), caller principal and tool nam
 - same key, other arguments: error result 40900, nothing runs;
 - same key while the first call is still running: error result 40910, retryable;
 - the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
-  caller still gets that result and the claim expires with the invocation).
+  caller still gets that result and the claim expires with the request's deadline, plus `CLAIM_GRACE_MS`).
 
 Powertools' handler is synchronous and calls its function itself; the tool is a coroutine, so `claims.ClaimHandler`
 stops the handler where it would call the function, and the tool is awaited here (no thread hop).
@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..aws import failure_reason
+from ..deadlines import Deadline
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
 from ..tools.executor import ToolExecutor
 from ..tools.fingerprints import LogFingerprints
@@ -38,8 +40,10 @@ if TYPE_CHECKING:
 # The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
 STORED_OUTCOMES = frozenset({"success", "business_error"})
 IN_PROGRESS_RETRY_AFTER_MS = 1000
-# The in-progress claim's life when no Lambda context is known (the template's function timeout is 29 s).
+# The in-progress claim's life when neither a deadline nor a Lambda context is known.
 DEFAULT_INVOCATION_MS = 30_000
+# A claim outlives its request's deadline by this much: the answer margin, and clock skew between containers.
+CLAIM_GRACE_MS = 2_000
 FINGERPRINT_CHARS = 12
 
 
@@ -72,11 +76,28 @@ class _Claim:
         return fingerprints.of(self.record_hash, FINGERPRINT_CHARS)
 
 
-class _Invocation:
-    """A stand-in Lambda context when the request came without one (an app served outside Mangum)."""
+class _ClaimLife:
+    """What Powertools reads as the invocation's remaining time when it dates a claim's in-progress expiry.
+
+    The request's deadline plus `CLAIM_GRACE_MS`, never past the Lambda context's own end: by then the invocation
+    has answered (and given back or completed its claim) or died, so a claim left behind frees its key for a retry
+    about when the answer was due, not when the function's timeout (up to 900 s for task workers) would have run
+    out. Without a deadline or a context (an app served outside Mangum), `DEFAULT_INVOCATION_MS`.
+    """
+
+    def __init__(self, lambda_context: Any, deadline: Deadline) -> None:
+        self.lambda_context = lambda_context
+        self.deadline = deadline
 
     def get_remaining_time_in_millis(self) -> int:
-        return DEFAULT_INVOCATION_MS
+        ends: list[int] = []
+        if math.isfinite(self.deadline.at):
+            ends.append(self.deadline.remaining_ms() + CLAIM_GRACE_MS)
+        getter = getattr(self.lambda_context, "get_remaining_time_in_millis", None)
+        remaining = getter() if callable(getter) else None
+        if isinstance(remaining, int | float):
+            ends.append(int(remaining))
+        return min(ends) if ends else DEFAULT_INVOCATION_MS
 
 
 class ExactlyOnce:
@@ -120,7 +141,7 @@ class ExactlyOnce:
             claim.expires_after_seconds,
             self.store.layer(claim.expires_after_seconds),
             self.key_prefix,
-            caller.lambda_context or _Invocation(),
+            _ClaimLife(caller.lambda_context, ctx.deadline),
         )
         tool = f"Tool '{spec.name}'"
         error_type: str | None
