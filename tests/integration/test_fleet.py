@@ -157,7 +157,7 @@ def test_a_quota_counts_the_calls_made_on_every_server(
 ) -> None:
     env = {
         **fleet.fleet_env(dynamodb_local.endpoint_url, fleet_tables),
-        "TOOL_QUOTAS": json.dumps({"subscribe_product": "3/hour"}),
+        "TOOL_QUOTAS": json.dumps({"subscribe_product": "3/day"}),
     }
     arguments = {"product_id": "p-1004", "alert": "restock"}
     with fleet.running_fleet("demo", 2, env) as (first, second):
@@ -167,4 +167,4 @@ def test_a_quota_counts_the_calls_made_on_every_server(
         ]
     assert [answer.get("code", 0) for answer in answers] == [0, 0, 0, 42900], answers
     over = answers[-1]
-    assert over["quota"] == "3/hour" and over["retryable"] is True and over["retry_after_ms"] > 0, over
+    assert over["quota"] == "3/day" and over["retryable"] is True and over["retry_after_ms"] > 0, over
