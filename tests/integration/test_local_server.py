@@ -260,7 +260,7 @@ def test_workers_share_the_task_store() -> None:
 
 
 def test_workers_count_into_one_quota() -> None:
-    quotas = json.dumps({"subscribe_product": "4/hour"})
+    quotas = json.dumps({"subscribe_product": "4/day"})  # a window that does not reset mid-test
     arguments = {"product_id": "p-1004", "alert": "restock"}
     meta = json.loads(DISCOVER)["params"]["_meta"]
     with running_server("demo", WORKERS="2", TOOL_QUOTAS=quotas) as url:
