@@ -140,7 +140,9 @@ def test_a_link_to_a_missing_heading_is_broken(tmp_path: Path) -> None:
 
 def test_the_metrics_namespace_is_one_name_in_code_template_and_docs() -> None:
     template = (ROOT / "template.yaml").read_text()
-    [namespace] = re.findall(r"POWERTOOLS_METRICS_NAMESPACE: (\S+)", template)
+    # The function's variable is the MetricsNamespace parameter, whose default is the code's.
+    assert re.findall(r"POWERTOOLS_METRICS_NAMESPACE: (.+)", template) == ["!Ref MetricsNamespace"]
+    [namespace] = re.findall(r"\n  MetricsNamespace:\n    Type: String\n    Default: (\S+)", template)
     assert namespace == DEFAULT_METRICS_NAMESPACE
     # Stack outputs (`McpUrl`) share the prefix; they are not namespaces.
     outputs = set(re.findall(r"^  (\w+):", template[template.index("\nOutputs:") :], flags=re.M))

@@ -37,7 +37,47 @@ API_GATEWAY_TIMEOUT_MS = 30_000
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return load_template()
+    """template.yaml with `MetricsNamespace` at its default, as a stack deployed without overriding it sees it."""
+    return _at_default_namespace(load_template())
+
+
+def _at_default_namespace(template: dict[str, Any]) -> dict[str, Any]:
+    default = template["Parameters"]["MetricsNamespace"]["Default"]
+
+    def resolve(node: Any) -> Any:
+        if node == {"Ref": "MetricsNamespace"}:
+            return default
+        if isinstance(node, dict):
+            return {
+                key: value.replace("${MetricsNamespace}", default)
+                if key == "Fn::Sub" and isinstance(value, str)
+                else resolve(value)
+                for key, value in node.items()
+            }
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    return resolve(template)  # type: ignore[no-any-return]
+
+
+def test_one_parameter_names_the_metrics_namespace_for_the_function_the_alarms_and_the_dashboard() -> None:
+    raw = load_template()
+    parameter = raw["Parameters"]["MetricsNamespace"]
+    assert parameter["Default"] == DEFAULT_METRICS_NAMESPACE
+    assert re.fullmatch(parameter["AllowedPattern"], "McpTools/staging")
+    assert not re.fullmatch(parameter["AllowedPattern"], "/McpTools")
+    env = of_type(raw, "AWS::Serverless::Function")["McpFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["POWERTOOLS_METRICS_NAMESPACE"] == {"Ref": "MetricsNamespace"}
+    custom = [
+        metric
+        for alarm in alarms(raw).values()
+        for metric in metrics_of(alarm)
+        if not (isinstance(metric["Namespace"], str) and metric["Namespace"].startswith("AWS/"))
+    ]
+    assert custom and all(metric["Namespace"] == {"Ref": "MetricsNamespace"} for metric in custom)
+    body = raw["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    assert DEFAULT_METRICS_NAMESPACE not in body and body.count("${MetricsNamespace}") >= 8
 
 
 def of_type(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
