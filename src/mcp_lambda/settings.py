@@ -266,9 +266,10 @@ class Settings(BaseSettings):
     )
     circuit_reset_ms: int = Field(
         30_000,
-        ge=10,
+        ge=2000,
         description="how long an open circuit stays open, rounded up to whole seconds (the breaker counts "
-        "seconds, from the second it opened); then one trial call decides",
+        "seconds, from the second it opened, so it may stay open up to one second less; at least 2000); then one "
+        "trial call decides",
     )
     circuit_cache_seconds: int = Field(
         5,

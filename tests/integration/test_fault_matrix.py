@@ -100,7 +100,7 @@ def _settings(**extra: Any) -> Settings:
         "http_timeout_ms": int(HTTP_TIMEOUT_S * 1000),
         "http_max_attempts": 2,
         "circuit_failure_threshold": 3,
-        "circuit_reset_ms": 400,
+        "circuit_reset_ms": 2000,
     }
     return Settings(**{**values, **extra})
 
@@ -410,8 +410,8 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
     downstream: tuple[FakeService, FaultProxy], caplog: pytest.LogCaptureFixture
 ) -> None:
     service, _ = downstream
-    # 2 s, not the module's 400 ms: the breaker counts whole seconds from the second it opened (open 1 to 2 s).
-    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings(circuit_reset_ms=2000))))
+    # The breaker counts whole seconds from the second it opened: a 2 s circuit is open 1 to 2 s.
+    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
     service.statuses = [503] * 6  # three calls of two attempts each: the threshold of consecutive failures
 
     with caplog.at_level("INFO"):
@@ -422,9 +422,7 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
         opened = _timed(modern.call_tool, "fetch", {"nonce": "while-open"})
         assert len(service.seen) == reached  # nothing was sent while open
         left_ms = opened.reply.result["structuredContent"]["retry_after_ms"]
-        time.sleep(
-            left_ms / 1000 + 0.05
-        )  # CIRCUIT_RESET_MS=400, a whole second for the breaker: then the trial
+        time.sleep(left_ms / 1000 + 0.05)  # then the trial
         trial = modern.call_tool("fetch", {"nonce": "trial"}).result["structuredContent"]
 
     assert [f["code"] for f in failures] == [50300] * 3
