@@ -203,7 +203,6 @@ def main(argv: list[str] | None = None, cloudformation: Any = None, lambda_clien
     import botocore.exceptions
 
     try:
-
         if options.stack:
             function = stack_function(options.stack, cloudformation or boto3.client("cloudformation"))
         else:

@@ -23,7 +23,9 @@ from scripts.services import LocalService
 ROOT = Path(__file__).resolve().parents[2]
 TRUST = {
     "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+    "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    ],
 }
 
 
@@ -45,7 +47,11 @@ def aws(monkeypatch: pytest.MonkeyPatch, moto_server: LocalService) -> str:
 @pytest.fixture
 def role_arn(aws: str) -> str:
     name = f"rollback-{uuid.uuid4().hex[:8]}"
-    return str(boto3.client("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"])
+    return str(
+        boto3.client("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"][
+            "Arn"
+        ]
+    )
 
 
 def published_function(role_arn: str, versions: int, alias_on: int) -> str:
@@ -98,12 +104,17 @@ def test_to_names_the_version_and_an_unpublished_one_is_refused(
     assert alias_version(name) == "1"
 
 
-def test_the_first_version_has_nothing_to_roll_back_to(role_arn: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_first_version_has_nothing_to_roll_back_to(
+    role_arn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     name = published_function(role_arn, versions=3, alias_on=1)
 
     assert rollback_alias.main(["--function", name]) == 2
 
-    assert "no published version below 1: the first deploy has nothing to roll back to" in capsys.readouterr().err
+    assert (
+        "no published version below 1: the first deploy has nothing to roll back to"
+        in capsys.readouterr().err
+    )
     assert alias_version(name) == "1"
 
 
