@@ -255,3 +255,29 @@ def test_every_variable_and_secret_the_workflows_read_is_documented() -> None:
     names = set(re.findall(r"\$\{\{\s*(?:vars|secrets)\.(\w+)", text)) - {"GITHUB_TOKEN"}
     assert {"AWS_DEPLOY_ROLE_ARN", "AWS_REGION"} <= names
     assert [name for name in sorted(names) if f"`{name}`" not in page] == []
+
+
+def test_a_failed_production_smoke_rolls_the_alias_back_and_staging_does_not() -> None:
+    steps = DEPLOY_JOBS["production"]["steps"]
+    ids = [step.get("id") for step in steps]
+    smoke, rollback = steps[ids.index("smoke")], steps[-1]
+    assert make_targets(smoke["run"]) == {"smoke"} and ids.index("smoke") == len(steps) - 2
+    assert rollback["if"] == "failure() && steps.smoke.conclusion == 'failure'"
+    assert make_targets(rollback["run"]) == {"rollback"} and 'STACK="$STACK"' in rollback["run"]
+    assert "steps.deploy.outputs.started" in rollback["env"]["DEPLOY_STARTED"]
+    assert not any(
+        "rollback" in make_targets(step.get("run", "")) for step in DEPLOY_JOBS["staging"]["steps"]
+    )
+
+
+def test_the_deploy_role_may_make_the_calls_of_the_rollback() -> None:
+    statements = OIDC["Resources"]["DeployRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    granted = {
+        action: json.dumps(statement["Resource"])
+        for statement in statements
+        for action in statement["Action"]
+        if isinstance(statement["Action"], list)
+    }
+    for action in ("lambda:GetAlias", "lambda:ListVersionsByFunction", "lambda:UpdateAlias"):
+        assert action in granted and ":function:${StackPrefix}*" in granted[action], action
+    assert "cloudformation:DescribeStackResource" in granted
