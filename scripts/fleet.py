@@ -115,56 +115,12 @@ def running_fleet(
         urls = []
         for index in range(count):
             port = ports[index] if ports else None
-            if echo:
-                urls.append(stack.enter_context(_echoing_server(business, index + 1, port, env)))
-            else:
-                url, _process = stack.enter_context(server_process(business, 60.0, port=port, **env))  # type: ignore[arg-type]  # names of variables only
-                urls.append(url)
+            prefix = f"[{index + 1}] " if echo else None
+            url, _process = stack.enter_context(
+                server_process(business, 60.0, port=port, echo=prefix, **env)  # type: ignore[arg-type]  # names of variables only
+            )
+            urls.append(url)
         yield urls
-
-
-@contextlib.contextmanager
-def _echoing_server(business: str, number: int, port: int | None, env: Mapping[str, str]) -> Iterator[str]:
-    import os
-    import subprocess
-    import threading
-
-    from mcp_lambda_dev.local.process import REPO, SERVER, answers, free_port, stop
-
-    port = port or free_port()
-    url = f"http://127.0.0.1:{port}/mcp"
-    child_env = {
-        **os.environ,
-        "BUSINESS": business,
-        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
-        **env,
-    }
-    process = subprocess.Popen(
-        [*SERVER, "--host", "127.0.0.1", "--port", str(port)],
-        cwd=REPO,
-        env=child_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-    def copy() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            print(f"[{number}] {line}", end="", flush=True)
-
-    threading.Thread(target=copy, daemon=True).start()
-    try:
-        deadline = time.monotonic() + 60
-        while not answers(url):
-            if process.poll() is not None:
-                raise SystemExit(f"fleet: server {number} exited (its lines are above)")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"fleet: server {number} did not answer within 60 s")
-            time.sleep(0.1)
-        yield url
-    finally:
-        stop(process)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,16 +147,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         create_tables(client, names)
         ports = [args.port + index for index in range(args.servers)]
         env = fleet_env(ddb.endpoint_url, names)
-        with running_fleet(args.business, args.servers, env, ports, echo=True) as urls:
-            print(f"dynamodb-local: {ddb.endpoint_url} (tables: {', '.join(names.values())})", flush=True)
-            for index, url in enumerate(urls, 1):
-                print(f"server {index}: {url}", flush=True)
-            if inventory is not None:
-                print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
-            print("Ctrl-C stops them all", flush=True)
-            with contextlib.suppress(KeyboardInterrupt):
-                while ddb.running:
-                    time.sleep(1)
+        try:
+            with running_fleet(args.business, args.servers, env, ports, echo=True) as urls:
+                print(f"dynamodb-local: {ddb.endpoint_url} (tables: {', '.join(names.values())})", flush=True)
+                for index, url in enumerate(urls, 1):
+                    print(f"server {index}: {url}", flush=True)
+                if inventory is not None:
+                    print(
+                        f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True
+                    )
+                print("Ctrl-C stops them all", flush=True)
+                with contextlib.suppress(KeyboardInterrupt):
+                    while ddb.running:
+                        time.sleep(1)
+        except RuntimeError as exc:  # a server that would not start: its lines are above
+            print(f"fleet: {exc}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -82,13 +83,16 @@ def server_process(
     command: Sequence[str] = SERVER,
     extra_path: Sequence[str] = (),
     port: int | None = None,
+    echo: str | None = None,
     **env: str,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A fresh local server for `business` and its process (a test may kill it: a container that dies mid-task).
 
     `server_args` go to the server's command line (e.g. `--remap-www-authenticate`); `output` collects what it
     prints (stdout and stderr); `command` replaces `python -m ...server` (its arguments follow), `extra_path`
-    goes after the repo's own PYTHONPATH entries; `port` is the port to listen on (default: a free one).
+    goes after the repo's own PYTHONPATH entries; `port` is the port to listen on (default: a free one). With
+    `echo` (a prefix such as `[1] `) every line the server prints is copied to stdout behind it, at the server's
+    own log level, instead of being collected.
     """
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/mcp"
@@ -96,24 +100,35 @@ def server_process(
         **os.environ,
         "BUSINESS": business,
         "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO), *extra_path]),
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
+        **({} if echo is not None else {"POWERTOOLS_LOG_LEVEL": "WARNING"}),
         **env,
     }
-    # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server.
+    # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server (an
+    # echoed server's pipe is read all along, by the copying thread).
     stderr = output.open("w+b") if output is not None else tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
+    if echo is not None:
+        stdout: Any = subprocess.PIPE
+    else:
+        stdout = stderr if output is not None else subprocess.DEVNULL
     process = subprocess.Popen(
         [*command, "--host", "127.0.0.1", "--port", str(port), *server_args],
         cwd=REPO,
         env=child_env,
-        stdout=stderr if output is not None else subprocess.DEVNULL,
-        stderr=stderr,
+        stdout=stdout,
+        stderr=subprocess.STDOUT if echo is not None else stderr,
     )
+    if echo is not None:
+        threading.Thread(target=_copy_lines, args=(process, echo), daemon=True).start()
     try:
         deadline = time.monotonic() + timeout_seconds
         while not answers(url):
             if process.poll() is not None:
                 stderr.seek(0)
-                printed = stderr.read().decode("utf-8", errors="replace")
+                printed = (
+                    stderr.read().decode("utf-8", errors="replace")
+                    if echo is None
+                    else "(its lines are above)"
+                )
                 raise RuntimeError(f"the {business} server exited early:\n{printed[-4000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the {business} server did not answer within {timeout_seconds:.0f} s")
@@ -122,6 +137,12 @@ def server_process(
     finally:
         stop(process)
         stderr.close()
+
+
+def _copy_lines(process: subprocess.Popen[bytes], prefix: str) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        print(prefix + line.decode("utf-8", errors="replace"), end="", flush=True)
 
 
 def stop(process: subprocess.Popen[Any]) -> None:
