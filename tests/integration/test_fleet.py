@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from scripts import fleet
 from scripts.services import LocalService
+from tests.support.lambda_client import modern_headers, modern_request
 
 from mcp_lambda.testing import FakeService, fake_service
 
@@ -28,22 +29,11 @@ INITIALIZE = {
 }
 
 
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
 def call_tool(url: str, name: str, arguments: dict[str, Any], **meta: str) -> dict[str, Any]:
     """A 2026-07-28 tools/call; its structuredContent."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": {**MODERN_META, **meta}},
-    }
-    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
-    status, _, answer = post(url, body, headers)
+    body = modern_request("tools/call", {"name": name, "arguments": arguments})
+    body["params"]["_meta"].update(meta)
+    status, _, answer = post(url, body, modern_headers("tools/call", name))
     assert status == 200, answer
     structured: dict[str, Any] = answer["result"]["structuredContent"]
     return structured

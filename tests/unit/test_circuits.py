@@ -53,6 +53,15 @@ def _fail(client: HttpClient, url: str, times: int) -> None:
             client.get(url)
 
 
+def _open_until_the_trial(client: HttpClient, url: str) -> None:
+    """Open `url`'s circuit with three failures (the statuses scripted by the caller), check that it refuses, and
+    wait until its trial is due."""
+    _fail(client, url, 3)
+    with pytest.raises(CircuitOpen) as refused:
+        client.get(url)
+    time.sleep((refused.value.retry_after_ms or 0) / 1000 + 0.05)
+
+
 def _transitions(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str, str]]:
     return [
         (r.host, r.from_state, r.to_state)  # type: ignore[attr-defined]
@@ -108,10 +117,7 @@ def test_after_the_reset_time_one_trial_closes_the_circuit(
     client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
     with caplog.at_level(logging.INFO, logger=LOGGER):
-        _fail(client, service.url, 3)
-        with pytest.raises(CircuitOpen) as refused:
-            client.get(service.url)
-        time.sleep((refused.value.retry_after_ms or 0) / 1000 + 0.05)
+        _open_until_the_trial(client, service.url)
         assert client.get(service.url).status == 200  # the trial
         assert client.get(service.url).status == 200
 
@@ -125,10 +131,7 @@ def test_after_the_reset_time_one_trial_closes_the_circuit(
 def test_a_failed_trial_opens_the_circuit_again_for_the_whole_reset_time(service: FakeService) -> None:
     client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503, 503)
-    _fail(client, service.url, 3)
-    with pytest.raises(CircuitOpen) as refused:
-        client.get(service.url)
-    time.sleep((refused.value.retry_after_ms or 0) / 1000 + 0.05)
+    _open_until_the_trial(client, service.url)
     _fail(client, service.url, 1)  # the trial fails
     reached = len(service.seen)
 
@@ -142,10 +145,7 @@ def test_while_another_caller_holds_the_trial_a_call_is_refused_with_a_short_wai
 ) -> None:
     client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
-    _fail(client, service.url, 3)
-    with pytest.raises(CircuitOpen) as refused:
-        client.get(service.url)
-    time.sleep((refused.value.retry_after_ms or 0) / 1000 + 0.05)
+    _open_until_the_trial(client, service.url)
     release, arrived = threading.Event(), threading.Event()
 
     def slow(request: Any) -> tuple[int, Any]:
@@ -225,10 +225,7 @@ def test_an_opening_and_a_closing_are_counted_as_metrics_with_the_service_dimens
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Shop")
     client = _client(reset_seconds=2)  # open for 1 to 2 s
     service.fail_next(503, 503, 503)
-    _fail(client, service.url, 3)
-    with pytest.raises(CircuitOpen) as refused:
-        client.get(service.url)
-    time.sleep((refused.value.retry_after_ms or 0) / 1000 + 0.05)
+    _open_until_the_trial(client, service.url)
     client.get(service.url)
 
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
