@@ -19,7 +19,7 @@ from .stores import build_store
 from .stores.exactly_once import IdempotencyStore
 from .stores.sessions import SessionStore
 from .tools import Business
-from .tools.business import BusinessError
+from .tools.business import BusinessDefinitionError
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 BUSINESSES = "businesses"  # the top-level package whose subpackages are the businesses
 
 
-class BusinessNotFound(BusinessError):
+class BusinessNotFound(BusinessDefinitionError):
     """No package `businesses.<name>` on the path.
 
     Attributes:
@@ -62,7 +62,7 @@ def load_business(name: str) -> Business:
 
     Raises:
         BusinessNotFound: There is no such package.
-        BusinessError: The package does not define `BUSINESS = Business(...)`.
+        BusinessDefinitionError: The package does not define `BUSINESS = Business(...)`.
     """
     try:
         module = importlib.import_module(f"{BUSINESSES}.{name}")
@@ -72,7 +72,7 @@ def load_business(name: str) -> Business:
         raise  # the business exists but imports something missing: that is its own error
     business = getattr(module, "BUSINESS", None)
     if not isinstance(business, Business):
-        raise BusinessError(f"businesses.{name} must define BUSINESS = Business(...)")
+        raise BusinessDefinitionError(f"businesses.{name} must define BUSINESS = Business(...)")
     return business
 
 
@@ -142,7 +142,7 @@ def build_runtime(
 
     Raises:
         BusinessNotFound: The business is not there.
-        BusinessError: The business is malformed.
+        BusinessDefinitionError: The business is malformed.
     """
     settings = settings or get_settings()
     business = business or load_business(settings.business)
