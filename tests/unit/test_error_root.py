@@ -136,7 +136,7 @@ def test_store_unavailability_keeps_each_store_s_default_message_and_retry_after
 
 
 def test_the_business_facing_api_exports_the_root_and_the_families() -> None:
-    import mcp_lambda.tools as toolkit
+    import mcp_lambda.tools.errors as toolkit
 
     for cls in (McpLambdaError, *FAMILIES):
         assert getattr(toolkit, cls.__name__) is cls
