@@ -615,8 +615,8 @@ def cold_section(runs: int) -> None:
 def manifest_section(handler: Handler) -> None:
     """Hook: what the run-time manifest check costs per tool result."""
     try:
-        from mcp_lambda.app import manifest_path
         from mcp_lambda.manifest import bind_manifest
+        from mcp_lambda.manifest.locate import manifest_path
         from mcp_lambda.settings import get_settings
         from mcp_lambda.tools import ToolResult
         from mcp_lambda_dev.businesses import load_business

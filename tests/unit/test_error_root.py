@@ -59,7 +59,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
     "mcp_lambda.calls.quotas.QuotaExceeded": (ToolFailure, ()),
-    "mcp_lambda.calls.executor.ToolCrashed": (ToolFailure, ()),
+    "mcp_lambda.calls.error_table.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),

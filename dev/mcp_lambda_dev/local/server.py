@@ -263,8 +263,8 @@ def bind(host: str, port: int) -> LocalServer:
 
 def unchecked_note(settings: Settings) -> str:
     """What the start-up line adds for a business no manifest describes (it is served unchecked)."""
-    from mcp_lambda.app import manifest_path
     from mcp_lambda.composition import load_business
+    from mcp_lambda.manifest.locate import manifest_path
 
     path = manifest_path(settings, load_business(settings.business))
     return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"
