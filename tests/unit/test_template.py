@@ -9,14 +9,6 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-from scripts.services import (
-    IDEMPOTENCY_PARTITION_KEY,
-    IDEMPOTENCY_TTL_ATTRIBUTE,
-    SESSIONS_PARTITION_KEY,
-    SESSIONS_TTL_ATTRIBUTE,
-    TASKS_PARTITION_KEY,
-    TASKS_TTL_ATTRIBUTE,
-)
 from tests.support.cloudformation import load_template, walk
 from tests.support.cors import expected_preflight, expected_response_headers
 
@@ -24,6 +16,14 @@ from mcp_lambda.auth import METADATA_PATHS
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import base as exactly_once_store
 from mcp_lambda.stores.tasks.base import START_GRACE_SECONDS
+from mcp_lambda_dev.services import (
+    IDEMPOTENCY_PARTITION_KEY,
+    IDEMPOTENCY_TTL_ATTRIBUTE,
+    SESSIONS_PARTITION_KEY,
+    SESSIONS_TTL_ATTRIBUTE,
+    TASKS_PARTITION_KEY,
+    TASKS_TTL_ATTRIBUTE,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}

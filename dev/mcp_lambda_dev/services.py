@@ -1,8 +1,8 @@
 """Start and stop the real local stand-ins: DynamoDB Local (AWS's jar), moto server (Secrets Manager) and an
-OAuth 2.0 / OpenID Connect authorization server (oauth2-mock-server from npm, scripts/oauth_server.mjs).
+OAuth 2.0 / OpenID Connect authorization server (oauth2-mock-server from npm, dev/mcp_lambda_dev/oauth_server.mjs).
 
 Used by the integration-test fixtures and, as a command, to run one service in the foreground for
-`sam local` (`python scripts/services.py dynamodb --port 8000`). Everything binds or talks to 127.0.0.1.
+`sam local` (`python -m mcp_lambda_dev.services dynamodb --port 8000`). Everything binds or talks to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
@@ -216,7 +216,7 @@ def oauth_server(port: int | None = None, install_dir: Path | None = None) -> Lo
         raise ServiceError("node (20.19+) is not on PATH; the OAuth test server needs it")
     home = oauth_server_dir(install_dir)
     chosen = port or free_port()
-    script = REPO_ROOT / "scripts" / "oauth_server.mjs"
+    script = Path(__file__).resolve().parent / "oauth_server.mjs"
     return LocalService(
         "oauth-server", [node, str(script), "--port", str(chosen), "--dir", str(home)], chosen
     )
