@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from mcp_lambda_dev.simulate import evaluate, main
 
 REPORT_KEYS = {
