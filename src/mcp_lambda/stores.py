@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .aws import AwsBudget
-from .settings import Settings
+from .settings import Settings, seconds
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
@@ -57,13 +57,13 @@ class StoreChoice:
 def _memory_sessions(settings: Settings) -> Any:
     from .sessions import MemorySessionStore
 
-    return MemorySessionStore(ttl_seconds=settings.session_ttl_seconds)
+    return MemorySessionStore(ttl_seconds=seconds(settings.session_ttl))
 
 
 def _dynamodb_sessions(settings: Settings, table: str, budget: AwsBudget) -> Any:
     from .sessions.dynamodb import DynamoDBSessionStore
 
-    return DynamoDBSessionStore(table, ttl_seconds=settings.session_ttl_seconds, budget=budget)
+    return DynamoDBSessionStore(table, ttl_seconds=seconds(settings.session_ttl), budget=budget)
 
 
 def _memory_idempotency(settings: Settings) -> Any:

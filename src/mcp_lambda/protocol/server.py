@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..aws import AwsBudget
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
-from ..settings import Settings
+from ..settings import Settings, milliseconds, seconds
 from ..tools import Business
 from ..tools.context import Services
 from ..tools.executor import ToolExecutor
@@ -60,11 +60,14 @@ class McpServer:
             settings.request_state_key_ring,
             services.secrets,
             settings.environment,
-            settings.request_state_ttl_seconds,
+            seconds(settings.request_state_ttl),
         )
         page_size = settings.tools_page_size
         calls = ExactlyOnce(
-            executor, idempotency or MemoryIdempotencyStore(), business.name, settings.idempotency_ttl_seconds
+            executor,
+            idempotency or MemoryIdempotencyStore(),
+            business.name,
+            seconds(settings.idempotency_ttl),
         )
         task_methods = None
         if any(spec.task != "forbidden" for spec in business.tools):
@@ -87,9 +90,9 @@ class McpServer:
                     executor,
                     contexts,
                     TaskSettings(
-                        settings.task_ttl_ms,
-                        settings.task_poll_interval_ms,
-                        settings.task_worker_timeout_seconds,
+                        milliseconds(settings.task_ttl),
+                        milliseconds(settings.task_poll_interval),
+                        seconds(settings.task_worker_timeout),
                     ),
                 )
 
@@ -99,7 +102,7 @@ class McpServer:
         info = server_info_of(business)
         return cls(
             LegacyEra(business, tools, features, sessions, info),
-            ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms, task_methods),
+            ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
             task_methods,
         )
 
