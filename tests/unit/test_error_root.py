@@ -34,7 +34,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.errors.ToolFailure": (ToolFailure, ()),
     "mcp_lambda.errors.RequestRefused": (RequestRefused, ()),
     # Startup
-    "mcp_lambda.settings.SettingsError": (StartupError, (ValueError,)),
+    "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),

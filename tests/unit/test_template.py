@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, get_args
 
@@ -388,7 +389,7 @@ def test_environment_is_a_valid_runtime_configuration(
     assert settings.session_store == "dynamodb"
     assert settings.tasks_store == "dynamodb"
     assert settings.business == "demo"
-    assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl_seconds == 600
+    assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl == timedelta(seconds=600)
 
 
 def test_no_secret_value_is_in_the_template(template: dict[str, Any]) -> None:

@@ -274,7 +274,7 @@ def unchecked_note(settings: Settings) -> str:
 def serve(
     host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
 ) -> None:
-    from mcp_lambda.settings import SettingsError, get_settings
+    from mcp_lambda.settings import SettingsError, get_settings, seconds
 
     server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
@@ -296,7 +296,7 @@ def serve(
         beside.close()
         raise
     invoke_api.handler = handlers[0]
-    invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
+    invoke_api.timeout_seconds = seconds(settings.task_worker_timeout)
     gateway = LocalGateway(
         max_body_bytes=settings.max_body_bytes,
         allowed_origins=settings.allowed_origins,

@@ -67,7 +67,7 @@ def lambda_handler(business: str, environment: Mapping[str, str] | None = None) 
     from mcp_lambda.settings import Settings, get_settings
 
     wanted = {"BUSINESS": business, **(environment or {})}
-    names = {name.upper() for name in Settings.model_fields} | set(wanted)
+    names = set(Settings.variables()) | set(wanted)
     saved = {name: os.environ.get(name) for name in names}
     module = importlib.import_module("mcp_lambda.handler")
     try:

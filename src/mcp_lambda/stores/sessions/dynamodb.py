@@ -14,6 +14,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
+from ...settings import seconds
 from ..table import ConditionFailed, DynamoDBTable
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
@@ -142,5 +143,5 @@ NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table 
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
     return DynamoDBSessionStore(
-        config.required_table(), ttl_seconds=config.settings.session_ttl_seconds, budget=config.budget
+        config.required_table(), ttl_seconds=seconds(config.settings.session_ttl), budget=config.budget
     )
