@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .downstream import HttpClient
 from .idempotency import IdempotencyStore
-from .observability import ToolLogger, ToolTelemetry, get_logger, log_internal_error, quiet_libraries
+from .observability import ToolLogger, ToolTelemetry, configure_process, get_logger, log_internal_error
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
 from .protocol.jsonrpc import INTERNAL_ERROR
@@ -119,8 +119,8 @@ def create_server(
     quota_store: QuotaStore | None = None,
 ) -> McpServer:
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
+    configure_process()
     logger = get_logger(business.name, settings.log_format)
-    quiet_libraries()
     result_check, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(
