@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RequestRefused
-from ..wire import INVALID_REQUEST
+from ..wire import INVALID_REQUEST, SERVICE_UNAVAILABLE
 
 RequestId = str | int
 
