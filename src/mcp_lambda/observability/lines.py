@@ -16,7 +16,7 @@ from aws_lambda_powertools.logging.filters import SuppressFilter
 from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS
 
 from .formatter import RedactingFormatter
-from .loggers import ToolLogger, made_by_get_logger
+from .loggers import ToolLogger, stdlib_logger
 
 # The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.
 _DIRECT_LEVELS = {
@@ -45,32 +45,40 @@ def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, A
         fields: The line's extra keys.
     """
     levelno = _DIRECT_LEVELS.get(level)
-    if levelno is not None and made_by_get_logger(logger):
-        std = logging.getLogger(logger.name)
-        if (
-            not std.filters
-            and len(std.handlers) == 1
-            and logging.getLogRecordFactory() is logging.LogRecord
-            and not (std.propagate and _ancestors_would_write(std, levelno))
-        ):
-            if not std.isEnabledFor(levelno):
-                return
-            handler = std.handlers[0]
-            formatter = handler.formatter
-            if (
-                type(handler) is logging.StreamHandler
-                and type(formatter) is RedactingFormatter
-                and not handler.filters
-                and levelno >= handler.level
-                and not _needs_the_caller(formatter)
-            ):
-                record = logging.LogRecord(std.name, levelno, "", 0, event, None, None)
-                for key, value in fields.items():
-                    if key not in _RESERVED:
-                        setattr(record, key, value)
-                handler.handle(record)
-                return
+    std = stdlib_logger(logger) if levelno is not None else None
+    if std is not None and levelno is not None:
+        if not std.isEnabledFor(levelno):
+            return
+        handler = _direct_handler(std, levelno)
+        if handler is not None:
+            record = logging.LogRecord(std.name, levelno, "", 0, event, None, None)
+            record.__dict__.update({k: v for k, v in fields.items() if k not in _RESERVED})
+            handler.handle(record)
+            return
     getattr(logger, level)(event, extra=dict(fields))
+
+
+def _direct_handler(std: logging.Logger, levelno: int) -> logging.Handler | None:
+    """The one handler a `levelno` record of `std` reaches when the ordinary call would add nothing to it (no
+    filter, no record factory, no other handler, no key templated on the call site); else None."""
+    if (
+        std.filters
+        or len(std.handlers) != 1
+        or logging.getLogRecordFactory() is not logging.LogRecord
+        or (std.propagate and _ancestors_would_write(std, levelno))
+    ):
+        return None
+    handler = std.handlers[0]
+    formatter = handler.formatter
+    if (
+        type(handler) is logging.StreamHandler
+        and type(formatter) is RedactingFormatter
+        and not handler.filters
+        and levelno >= handler.level
+        and not _needs_the_caller(formatter)
+    ):
+        return handler
+    return None
 
 
 def _needs_the_caller(formatter: RedactingFormatter) -> bool:

@@ -6,11 +6,12 @@ Only Powertools' public Logger API is used (`append_keys`, `thread_safe_*`, `get
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol
 
 from aws_lambda_powertools import Logger
 
@@ -49,6 +50,7 @@ class LogFormat:
 # "text" (mcp_lambda_dev.log_format) for make run and make stdio, so in Lambda every format writes JSON lines.
 _FORMATS: dict[str, LogFormat] = {}
 _LOGGERS: dict[str, Logger] = {}
+_STDLIB: dict[str, logging.Logger] = {}  # the stdlib logger under each of them (the same object for its life)
 
 
 def register_log_format(name: str, log_format: LogFormat) -> None:
@@ -80,12 +82,16 @@ def get_logger(service: str, log_format: str = "json") -> Logger:
         if registered and registered.record_filter:
             logger.registered_handler.addFilter(registered.record_filter)
         _LOGGERS[service] = logger
+        _STDLIB[service] = logging.getLogger(logger.name)
     return logger
 
 
-def made_by_get_logger(logger: object) -> TypeGuard[Logger]:
-    """Whether `logger` is the Logger `get_logger` made for its service (so: no log buffering, our formatter)."""
-    return type(logger) is Logger and _LOGGERS.get(logger.service) is logger
+def stdlib_logger(logger: object) -> logging.Logger | None:
+    """The stdlib logger under `logger` when it is the Logger `get_logger` made for its service (so: no log
+    buffering, our formatter); None for any other logger."""
+    if type(logger) is Logger and _LOGGERS.get(logger.service) is logger:
+        return _STDLIB[logger.service]
+    return None
 
 
 def new_error_id() -> str:

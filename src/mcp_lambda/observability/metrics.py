@@ -24,6 +24,8 @@ DEFAULT_METRICS_NAMESPACE = "McpTools"
 ERROR_OUTCOMES = frozenset({"system_error", "invalid_arguments"})
 
 _METRICS: dict[str, Metrics] = {}
+_CACHED_VALUES = 1024  # dimension values kept as JSON per record kind
+_FLOATS = {0.0: "0.0", 1.0: "1.0"}  # what most metric values are, as Powertools writes them (floats)
 
 
 def metrics_namespace() -> str:
@@ -73,10 +75,18 @@ class EmfRecord:
                 "Metrics": [{"Name": name, "Unit": unit} for name, unit in metrics],
             }
         ]
-        self._directive = ',"CloudWatchMetrics":' + dumps(directive) + "}"
-        self._dimensions = tuple(f",{dumps(name)}:" for name in dimensions)
-        self._metrics = tuple(f",{dumps(name)}:[" for name, _ in metrics)
+        # The record after its properties, as one %-template: the timestamp, the dimensions' JSON, the values.
+        fixed = [dumps(name).replace("%", "%%") for name in (*dimensions, *(name for name, _ in metrics))]
+        self._template = (
+            '"_aws":{"Timestamp":%d,"CloudWatchMetrics":'
+            + dumps(directive).replace("%", "%%")
+            + "}"
+            + "".join(f",{name}:%s" for name in fixed[: len(dimensions)])
+            + "".join(f",{name}:[%s]" for name in fixed[len(dimensions) :])
+            + "}"
+        )
         self._own_keys = frozenset({"_aws", *dimensions, *(name for name, _ in metrics)})
+        self._values: dict[str, str] = {}  # dimension values as JSON (tool names, the service: a few)
 
     def render(
         self,
@@ -87,19 +97,29 @@ class EmfRecord:
         """The record's JSON text (one line): `properties` first, then `_aws`, the dimensions and the metrics.
 
         Args:
-            dimension_values: One value per dimension, in order; a str is written as its JSON text.
+            dimension_values: One value per dimension, in order.
             values: One value per metric, in order.
             properties: Fields the record carries beside them (searchable in Logs Insights, not dimensions).
         """
-        kept = {k: v for k, v in properties.items() if k not in self._own_keys} if properties else None
-        head = dumps(kept)[:-1] + "," if kept else "{"
-        parts = [head, '"_aws":{"Timestamp":', str(int(time.time() * 1000)), self._directive]
-        for prefix, value in zip(self._dimensions, dimension_values, strict=True):
-            parts.append(prefix + dumps(value))
-        for prefix, number in zip(self._metrics, values, strict=True):
-            parts.append(f"{prefix}{float(number)!r}]")
-        parts.append("}")
-        return "".join(parts)
+        head = "{"
+        if properties:
+            kept = {k: v for k, v in properties.items() if k not in self._own_keys}
+            head = dumps(kept)[:-1] + "," if kept else "{"
+        known, floats = self._values, _FLOATS
+        fields = (
+            int(time.time() * 1000),
+            *[known.get(value) or self._json(value) for value in dimension_values],
+            *[floats.get(number) or repr(float(number)) for number in values],
+        )
+        return head + self._template % fields
+
+    def _json(self, value: str) -> str:
+        text = self._values.get(value)
+        if text is None:
+            text = dumps(value)
+            if len(self._values) < _CACHED_VALUES:
+                self._values[value] = text
+        return text
 
 
 def write_emf(line: str) -> None:
@@ -133,7 +153,7 @@ class ToolCallEmf:
         return self._record.render((tool, self.service), (1.0, errors, business, replays, latency_ms))
 
 
-_COUNTS: dict[tuple[str, str], EmfRecord] = {}
+_COUNT_RECORDS: dict[tuple[str, str], EmfRecord] = {}
 
 
 def write_count_metric(metric: str, service: str, properties: Mapping[str, Any] | None = None) -> None:
@@ -147,7 +167,7 @@ def write_count_metric(metric: str, service: str, properties: Mapping[str, Any] 
     if metrics_disabled():
         return
     key = (metrics_namespace(), metric)
-    record = _COUNTS.get(key)
+    record = _COUNT_RECORDS.get(key)
     if record is None:
-        record = _COUNTS.setdefault(key, EmfRecord(key[0], ("service",), ((metric, "Count"),)))
+        record = _COUNT_RECORDS.setdefault(key, EmfRecord(key[0], ("service",), ((metric, "Count"),)))
     write_emf(record.render((service,), (1.0,), properties))
