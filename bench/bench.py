@@ -687,6 +687,7 @@ def dynamodb_rows(endpoint: str, calls: int) -> None:
     from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
     from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
     from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
+    from mcp_lambda_dev.aws_counters import DynamoDBCalls
 
     client = boto3.client(
         "dynamodb",
@@ -700,6 +701,8 @@ def dynamodb_rows(endpoint: str, calls: int) -> None:
     services.create_sessions_table(client, tables["sessions"])
     services.create_idempotency_table(client, tables["idempotency"])
     services.create_tasks_table(client, tables["tasks"])
+    # Counted from outside the stores, per table (the three share one client).
+    session_calls, once_calls, task_calls = (DynamoDBCalls(tables[kind]).watch(client) for kind in tables)
     try:
         store = DynamoDBSessionStore(tables["sessions"], client=client)
         once = DynamoDBIdempotencyStore(tables["idempotency"], client=client)
@@ -708,36 +711,39 @@ def dynamodb_rows(endpoint: str, calls: int) -> None:
         say(
             f"DynamoDB reads/writes and latency per request ({endpoint}, DynamoDB Local; {calls} requests each):"
         )
-        store.reset_counters()
+        session_calls.reset()
         headers = legacy_session(handler)
-        say(f"  {'initialize + initialized':<28} reads {store.reads:>5.2f}  writes {store.writes:>5.2f}")
+        reads, writes = session_calls.reads, session_calls.writes
+        say(f"  {'initialize + initialized':<28} reads {reads:>5.2f}  writes {writes:>5.2f}")
         for name, (method, params) in {
             "tools/list (legacy)": ("tools/list", {}),
             "tools/call (legacy)": ("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}),
         }.items():
             event = legacy_event(headers, method, params)
             timed(handler, [event] * 10)  # warm-up: the client's connection, the first item read
-            store.reset_counters()
+            session_calls.reset()
             samples = timed(handler, [event] * calls)
-            store_row(name, store.reads / calls, store.writes / calls, samples)
+            store_row(name, session_calls.reads / calls, session_calls.writes / calls, samples)
         first = fresh_keys()
         handler(keyed_event("bench-replay"), LocalContext())  # the replayed key exists before counting
         for name, events in {
             "keyed tools/call, 1st call": [first() for _ in range(calls)],
             "  keyed, replay (same key)": [keyed_event("bench-replay")] * calls,
         }.items():
-            once.reset_counters()
+            once_calls.reset()
             samples = timed(handler, events)
-            per_call = ", ".join(f"{op} {count / calls:.2f}" for op, count in sorted(once.operations.items()))
-            store_row(name, once.reads / calls, once.writes / calls, samples, f"  ({per_call})")
+            per_call = ", ".join(
+                f"{op} {count / calls:.2f}" for op, count in sorted(once_calls.operations.items())
+            )
+            store_row(name, once_calls.reads / calls, once_calls.writes / calls, samples, f"  ({per_call})")
         task_get = get_task_event(handler)
         for name, events in {
             "tools/call, creates a task": [create_task_event()] * calls,
             "  tasks/get of a task": [task_get] * calls,
         }.items():
-            tasks.reads = tasks.writes = 0
+            task_calls.reset()
             samples = timed(handler, events)
-            store_row(name, tasks.reads / calls, tasks.writes / calls, samples)
+            store_row(name, task_calls.reads / calls, task_calls.writes / calls, samples)
     finally:
         for table in tables.values():
             client.delete_table(TableName=table)

@@ -14,6 +14,7 @@ import pytest
 import mcp_lambda.handler
 from mcp_lambda.settings import get_settings
 from mcp_lambda.testing.replay import check_step, load_conversation, substitute
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.local.events import LocalContext
 
 CONVERSATION = Path(__file__).resolve().parents[2] / "events" / "demo" / "doubao_2024_11_05"
@@ -45,9 +46,9 @@ def _replay(cold_start: Callable[[], ModuleType]) -> list[tuple[str, int, Any]]:
     seen = []
     for step in load_conversation(CONVERSATION):
         container = cold_start()
+        calls = DynamoDBCalls().watch(container.runtime.sessions.client)
         response = container.handler(substitute(step.event, bindings), LocalContext())
-        sessions = container.runtime.sessions
-        seen.append((step.name, int(response["statusCode"]), (sessions.reads, sessions.writes)))
+        seen.append((step.name, int(response["statusCode"]), (calls.reads, calls.writes)))
         check_step(step, response, bindings)
     return seen
 

@@ -24,6 +24,7 @@ from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import open_session
 from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda_dev import services
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.local.process import running_server
 from mcp_lambda_dev.services import LocalService
 
@@ -125,14 +126,14 @@ def test_expired_item_is_not_served_before_dynamodb_ttl_deletes_it(store: Dynamo
 def test_touch_writes_only_when_less_than_half_the_ttl_remains(store: DynamoDBSessionStore) -> None:
     fresh = _session()
     store.create(fresh)
-    store.reset_counters()
+    calls = DynamoDBCalls().watch(store.client)
 
     assert store.touch(fresh) is fresh
-    assert store.writes == 0
+    assert calls.writes == 0
 
     ageing = fresh.model_copy(update={"expires_at": time.time() + TTL / 2 - 5})
     refreshed = store.touch(ageing)
-    assert store.writes == 1
+    assert calls.writes == 1
     assert refreshed.expires_at >= time.time() + TTL - 2
     assert store.get(fresh.session_id).expires_at == refreshed.expires_at  # type: ignore[union-attr]
 
@@ -164,18 +165,20 @@ def test_log_level_is_remembered_for_the_session(store: DynamoDBSessionStore) ->
 
 def test_session_minted_on_one_container_is_served_by_another(container: Container) -> None:
     first, first_store = container()
+    first_calls = DynamoDBCalls().watch(first_store.client)
     legacy = LegacyClient(first, "2025-03-26")
     legacy.initialize()
-    assert first_store.writes == 1
+    assert first_calls.writes == 1
 
     second, second_store = container()
+    second_calls = DynamoDBCalls().watch(second_store.client)
     legacy.client = second
     reply = legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
 
     assert reply.status == 200
     assert reply.result["structuredContent"] == {"sum": 5}
     # One consistent read and no write for a request on a session that is not half-way to expiry.
-    assert (second_store.reads, second_store.writes) == (1, 0)
+    assert (second_calls.reads, second_calls.writes) == (1, 0)
 
 
 def test_deleted_session_answers_404_on_every_container(container: Container) -> None:

@@ -30,6 +30,7 @@ from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
 from mcp_lambda_dev import services
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.local.events import LocalContext
 from mcp_lambda_dev.services import LocalService
 
@@ -65,17 +66,19 @@ def _items(dynamodb_client: Any, table: str) -> list[dict[str, Any]]:
 
 def test_a_retry_on_another_container_gets_the_first_result(container: Container, ledger: Ledger) -> None:
     first_client, first_store = container()
+    first_calls = DynamoDBCalls().watch(first_store.client)
     first = call(first_client, "charge", {"amount": 5}, "call-1")
 
     retry_client, retry_store = container()
+    retry_calls = DynamoDBCalls().watch(retry_store.client)
     retry = call(retry_client, "charge", {"amount": 5}, "call-1")
 
     assert ledger.executions["charge"] == 1
     assert retry.raw == first.raw
     # A first call: one conditional write claims the key, one write completes it, no read.
-    assert dict(first_store.operations) == {"PutItem": 1, "UpdateItem": 1}
+    assert dict(first_calls.operations) == {"PutItem": 1, "UpdateItem": 1}
     # A replay: the refused claim returns the stored item itself, so no read either.
-    assert dict(retry_store.operations) == {"PutItem": 1}
+    assert dict(retry_calls.operations) == {"PutItem": 1}
 
 
 def test_other_arguments_on_another_container_get_40900(container: Container, ledger: Ledger) -> None:

@@ -25,6 +25,7 @@ from mcp_lambda.stores import build_store
 from mcp_lambda.stores.circuits.dynamodb import DynamoDBCircuitStore
 from mcp_lambda.testing import FakeService, fake_service
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.services import LocalService
 
 LOGGER = "fleet-test"
@@ -147,6 +148,9 @@ def test_a_closed_circuit_costs_no_store_read_within_the_cache_window(
     cached = _container(_settings(fleet_env, circuit_cache_seconds=5))
     uncached = _container(_settings(fleet_env, circuit_cache_seconds=0))
     sent: list[str] = []
+    cached_calls, uncached_calls = (
+        DynamoDBCalls().watch(_store(client).client) for client in (cached, uncached)
+    )
     for client in (cached, uncached):
         _store(client).client.meta.events.register(
             "before-send.dynamodb.GetItem",
@@ -157,8 +161,8 @@ def test_a_closed_circuit_costs_no_store_read_within_the_cache_window(
         assert cached.get(service.url).status == 200
         assert uncached.get(service.url).status == 200
 
-    assert sent.count(5) == _store(cached).reads == 1  # within 5 s: the first call's read only
-    assert sent.count(0) == _store(uncached).reads == 10
+    assert sent.count(5) == cached_calls.reads == 1  # within 5 s: the first call's read only
+    assert sent.count(0) == uncached_calls.reads == 10
 
 
 def test_a_container_learns_of_an_opening_when_its_cache_window_ends(

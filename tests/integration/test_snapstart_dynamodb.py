@@ -14,6 +14,7 @@ from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 
 
 def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
@@ -36,9 +37,12 @@ def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
     snapshot.after_restore()
 
     assert store._client is None and boto3.DEFAULT_SESSION is not default_session
-    listed = legacy.request("tools/list")  # the session written before the snapshot, read after the restore
+    with DynamoDBCalls(store.table_name).watching_new_clients() as calls:  # the client the request makes
+        listed = legacy.request(
+            "tools/list"
+        )  # the session written before the snapshot, read after the restore
     assert listed.status == 200 and listed.result["tools"]
     after = store.client
     assert after is not before  # its own connection pool
     assert after._request_signer._credentials is not before_credentials  # credentials resolved again
-    assert store.reads >= 1
+    assert calls.reads >= 1

@@ -8,8 +8,10 @@ import logging
 import time
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
+from botocore.stub import Stubber
 
 from mcp_lambda import deadlines
 from mcp_lambda.aws import THROTTLE_CODES, AwsBudget, AwsCallTimedOut
@@ -19,6 +21,7 @@ from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.stores.table import ConditionFailed, DeadlineBoundClient, DynamoDBTable
 from mcp_lambda.stores.tasks import TaskStoreUnavailable, TaskTooLarge
 from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda_dev.aws_counters import DynamoDBCalls
 
 SECRET_KEY = "key-that-must-not-be-logged"
 
@@ -65,17 +68,26 @@ def store_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if getattr(r, "event", None) == "store_unavailable"]
 
 
-def test_a_call_goes_to_the_table_and_is_counted() -> None:
-    things = table({"Item": {"id": {"S": "a"}}})
+def test_a_call_goes_to_the_table_and_is_counted_from_outside() -> None:
+    client = boto3.client(
+        "dynamodb", region_name="us-east-1", aws_access_key_id="local", aws_secret_access_key="local"
+    )
+    things = ThingTable("things", client=client)
+    calls = DynamoDBCalls("things").watch(client)  # the bench's and the tests' count: the store keeps none
 
-    assert things.call("get_item", Key={"id": {"S": "a"}}) == {"Item": {"id": {"S": "a"}}}
-    things.call("put_item", Item={"id": {"S": "b"}})
-    things.call("delete_item", Key={"id": {"S": "b"}})
+    with Stubber(client) as stub:
+        stub.add_response(
+            "get_item", {"Item": {"id": {"S": "a"}}}, {"TableName": "things", "Key": {"id": {"S": "a"}}}
+        )
+        stub.add_response("put_item", {}, {"TableName": "things", "Item": {"id": {"S": "b"}}})
+        stub.add_response("delete_item", {}, {"TableName": "things", "Key": {"id": {"S": "b"}}})
+        assert things.call("get_item", Key={"id": {"S": "a"}})["Item"] == {"id": {"S": "a"}}
+        things.call("put_item", Item={"id": {"S": "b"}})
+        things.call("delete_item", Key={"id": {"S": "b"}})
 
-    assert things.client.calls[0] == ("get_item", {"TableName": "things", "Key": {"id": {"S": "a"}}})
-    assert (things.reads, things.writes) == (1, 2)
-    things.reset_counters()
-    assert (things.reads, things.writes) == (0, 0)
+    assert (calls.reads, calls.writes) == (1, 2)
+    calls.reset()
+    assert (calls.reads, calls.writes) == (0, 0)
 
 
 @pytest.mark.parametrize("code", sorted(THROTTLE_CODES))

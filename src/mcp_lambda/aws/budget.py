@@ -109,18 +109,14 @@ class BudgetedClient:
 
     def _own_client(self, client: Any, budget: AwsBudget | None) -> None:
         self.budget = budget or AwsBudget()
-        self._client = None if client is None else self._prepared(client)
+        self._client = client
         if client is None:
             restore.on_restore(self.forget_client)
-
-    def _prepared(self, client: Any) -> Any:
-        """Hook: what to do to each client before its first use (given or made); returns it."""
-        return client
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = self._prepared(self.budget.client(self.aws_service))
+            self._client = self.budget.client(self.aws_service)
         return self._client
 
     def forget_client(self) -> None:

@@ -19,8 +19,18 @@ from ..aws.budget import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedCli
 from ..errors import McpLambdaError
 
 # The item operations a store issues; the rest of a client (meta, exceptions) is passed through untouched.
-READ_OPERATIONS = frozenset({"get_item", "query", "scan", "batch_get_item"})
-ITEM_OPERATIONS = READ_OPERATIONS | {"put_item", "update_item", "delete_item", "batch_write_item"}
+ITEM_OPERATIONS = frozenset(
+    {
+        "get_item",
+        "query",
+        "scan",
+        "batch_get_item",
+        "put_item",
+        "update_item",
+        "delete_item",
+        "batch_write_item",
+    }
+)
 CONDITION_FAILED = "ConditionalCheckFailedException"
 
 _logger = logging.getLogger("mcp_lambda")
@@ -55,8 +65,7 @@ class DynamoDBTable(BudgetedClient):
     A subclass names its `store_name`, `key_attribute` and `unavailable_error`, and calls `put_new`, `read_live`
     or, for any other operation, `call`.
 
-    The client is made on first use and forgotten after a SnapStart restore (`BudgetedClient`). Reads and writes
-    are counted (`reads`, `writes`) for `make bench`.
+    The client is made on first use and forgotten after a SnapStart restore (`BudgetedClient`).
 
     Args:
         table_name: The table every call goes to.
@@ -81,12 +90,7 @@ class DynamoDBTable(BudgetedClient):
     ) -> None:
         self.table_name = table_name
         self.retry_after_seconds = retry_after_seconds
-        self.reads = 0
-        self.writes = 0
         self._own_client(client, budget)
-
-    def reset_counters(self) -> None:
-        self.reads = self.writes = 0
 
     def call(self, operation: str, **params: Any) -> dict[str, Any]:
         """`operation` (a client method: "get_item", "put_item" ...) on this table, within the budget.
@@ -102,10 +106,6 @@ class DynamoDBTable(BudgetedClient):
             ConditionFailed: The operation's `ConditionExpression` did not hold.
             Exception: What `failure` maps any other failure of the table to (by default `unavailable`).
         """
-        if operation in READ_OPERATIONS:
-            self.reads += 1
-        else:
-            self.writes += 1
         try:
             response: dict[str, Any] = self.budget.call(
                 getattr(self.client, operation), TableName=self.table_name, **params

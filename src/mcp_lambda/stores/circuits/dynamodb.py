@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
     """The circuits of every container, in one DynamoDB table.
 
-    Reads and writes are counted (`reads`, `writes`) for `make bench` and the tests.
-
     Args:
         table_name: The protection table.
         client: A boto3 DynamoDB client to use instead of one made with `budget` (tests, DynamoDB Local); held to
@@ -57,8 +55,6 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
     ) -> None:
         self.budget = budget or AwsBudget()
         self.logger: ToolLogger = logger or logging.getLogger("mcp_lambda")
-        self.reads = 0
-        self.writes = 0
         self._known: dict[str, CircuitStateRecord] = {}
         super().__init__(table_name, boto3_client=self._bound(client))
         if client is None:
@@ -72,7 +68,6 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
         return DeadlineBoundClient(client or self.budget.client("dynamodb"), self.budget)
 
     def _get_record(self, name: str) -> CircuitStateRecord | None:
-        self.reads += 1
         try:
             record = super()._get_record(name)
         except Exception as exc:
@@ -92,7 +87,6 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
         condition: str | None = None,
         expected_opened_at: int | None = None,
     ) -> None:
-        self.writes += 1
         try:
             super()._put_record(record, condition, expected_opened_at)
         except CircuitBreakerExistingLockError:
@@ -104,7 +98,6 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
         self._known[record.name] = record
 
     def _update_record(self, record: CircuitStateRecord) -> None:
-        self.writes += 1
         try:
             super()._update_record(record)
         except Exception as exc:

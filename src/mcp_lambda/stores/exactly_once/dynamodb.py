@@ -5,7 +5,6 @@ Importing this module costs nothing: Powertools' layer (and boto3) are imported 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ...aws import AwsBudget, BudgetedClient
@@ -21,8 +20,6 @@ else:
     BasePersistenceLayer = Any
     DynamoDBClient = Any
 
-WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
-
 
 class DynamoDBIdempotencyStore(BudgetedClient):
     """Powertools' DynamoDB layer on one table shared by every container of the function.
@@ -37,33 +34,14 @@ class DynamoDBIdempotencyStore(BudgetedClient):
         self, table_name: str, *, client: DynamoDBClient | None = None, budget: AwsBudget | None = None
     ) -> None:
         self.table_name = table_name
-        self.operations: Counter[str] = Counter()
         self._layers = Layers()
         # Made on first use: a container that never serves a keyed call never pays for boto3.
         self._own_client(client, budget)
-
-    def _prepared(self, client: Any) -> Any:
-        client.meta.events.register("after-call.dynamodb", self._count)
-        return client
 
     def forget_client(self) -> None:
         """After a SnapStart restore: the next call makes a client (and Powertools layers on it) of its own."""
         super().forget_client()
         self._layers = Layers()
-
-    def _count(self, model: Any, **kwargs: Any) -> None:
-        self.operations[model.name] += 1
-
-    @property
-    def reads(self) -> int:
-        return self.operations["GetItem"]
-
-    @property
-    def writes(self) -> int:
-        return sum(self.operations[name] for name in WRITE_OPERATIONS)
-
-    def reset_counters(self) -> None:
-        self.operations.clear()
 
     def layer(self, expires_after_seconds: int) -> BasePersistenceLayer:
         from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer

@@ -2,9 +2,9 @@
 
 One item per session, keyed by `session_id`; `expires_at` (epoch seconds) is the table's TTL attribute, but TTL
 deletes lazily, so expiry is always checked here. Every read is strongly consistent, so a session minted a
-moment ago on another container, or deleted a moment ago, is seen as such. Reads and writes are counted
-(`reads`, `writes`) for `make bench`. Every call goes through `DynamoDBTable.call` (mcp_lambda/aws/table.py): a
-sick table answers 503 quickly, and never after the request deadline.
+moment ago on another container, or deleted a moment ago, is seen as such. Every call goes through
+`DynamoDBTable.call` (mcp_lambda/stores/table.py): a sick table answers 503 quickly, and never after the request
+deadline.
 """
 
 from __future__ import annotations
