@@ -124,7 +124,8 @@ class Settings(
         """
         found = []
         for problem in error.errors():
-            reason = "not a setting" if problem["type"] == "extra_forbidden" else problem["msg"]
+            reason = problem["msg"].removeprefix("Value error, ")  # a validator's own sentence, as written
+            reason = "not a setting" if problem["type"] == "extra_forbidden" else reason
             found.append(f"{cls.variable_of(str(problem['loc'][0]))}: {reason}" if problem["loc"] else reason)
         return "; ".join(found)
 
