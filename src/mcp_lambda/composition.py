@@ -21,7 +21,7 @@ from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
 from .downstream import HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
-from .observability import ToolTelemetry, get_logger, quiet_libraries
+from .observability import ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient
 from .protocol.contexts import ContextFactory
 from .protocol.features import FeatureMethods
@@ -165,7 +165,7 @@ def build_server(
         SettingsError: `TOOL_QUOTAS` names a tool the business does not have.
     """
     logger = get_logger(business.name, settings.log_format)
-    quiet_libraries()
+    configure_process()
     result_check, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))

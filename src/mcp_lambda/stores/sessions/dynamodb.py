@@ -23,9 +23,14 @@ if TYPE_CHECKING:
     from .. import StoreConfig
 
 
+# The table's shape (template.yaml's table and the local tables are made from these; a test pins the template).
+KEY_ATTRIBUTE = "session_id"
+TTL_ATTRIBUTE = "expires_at"
+
+
 class DynamoDBSessionStore(DynamoDBTable):
     store_name = "session store"
-    key_attribute = "session_id"
+    key_attribute = KEY_ATTRIBUTE
     unavailable_error = SessionStoreUnavailable
 
     def __init__(

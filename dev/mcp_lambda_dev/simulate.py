@@ -1,6 +1,6 @@
 """Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
 
-    simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
+    python -m mcp_lambda_dev.simulate --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
                 [--tool-call-id ID]
 
 Prints the ToolResult, the verdict, the server's warnings and errors for the call, the model-visible view, the
