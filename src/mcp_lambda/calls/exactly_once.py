@@ -30,7 +30,7 @@ from ..aws import failure_reason
 from ..deadlines import Deadline
 from ..stores.exactly_once.base import IdempotencyStore
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
-from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
+from ..tools.results import ResultCode, system_error
 from .executor import ToolExecutor
 from .fingerprints import LogFingerprints
 
@@ -150,18 +150,20 @@ class ExactlyOnceCalls:
         except claims.IdempotencyValidationError:
             outcome, error_type = "invalid_arguments", "KeyReused"
             message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
-            result = system_error(KEY_REUSED, message)
+            result = system_error(ResultCode.KEY_REUSED, message)
         except claims.IdempotencyAlreadyInProgressError:
             outcome, error_type = "in_progress", "CallInProgress"
             message = (
                 f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
             )
-            result = system_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
+            result = system_error(
+                ResultCode.CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS
+            )
         except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
             outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
             fields["store_error"] = _reason(exc)
             message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
-            result = system_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+            result = system_error(ResultCode.IDEMPOTENCY_STORE_UNAVAILABLE, message)
         else:
             if stored is claims.CLAIMED:
                 return await self._execute(spec, arguments, ctx, fields, held)
