@@ -71,7 +71,6 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
     "mcp_lambda.stores.table.ConditionFailed": (McpLambdaError, ()),
-    "mcp_lambda.calls.claims.Claimed": (McpLambdaError, ()),
     "mcp_lambda.calls.claims.NotStored": (McpLambdaError, ()),
     "mcp_lambda.stores.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
     "mcp_lambda.stores.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),
