@@ -29,7 +29,7 @@ LAYERS = (
     "transport",
     "protocol | auth",
     "stores",
-    "manifest | sessions | idempotency | tasks",
+    "manifest | sessions | idempotency | tasks | skills",
     "tools",
     "platform_api | secrets | caller",
     "downstream | aws",

@@ -9,6 +9,7 @@ from ..aws import AwsBudget
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
 from ..settings import Settings
+from ..skills import load_catalog
 from ..tools import Business
 from ..tools.context import Services
 from ..tools.executor import ToolExecutor
@@ -19,6 +20,7 @@ from .methods import ToolMethods
 from .modern import ModernEra
 from .rounds import Rounds
 from .scope import Inbound, Outbound
+from .skills import SkillMethods
 from .task_extension import TaskApi, TasksOnFirstUse
 
 if TYPE_CHECKING:
@@ -95,7 +97,9 @@ class McpServer:
 
             task_methods = TasksOnFirstUse(build_task_methods)
         tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
-        features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
+        catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
+        skills = SkillMethods(catalog, page_size) if catalog else None
+        features = FeatureMethods(business, contexts, rounds, page_size, services.logger, skills)
         info = server_info_of(business)
         return cls(
             LegacyEra(business, tools, features, sessions, info),
