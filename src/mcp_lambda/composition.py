@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .app import create_app, create_server, manifest_path
-from .idempotency import IdempotencyStore
 from .observability import get_logger
-from .sessions import SessionStore
 from .settings import Settings, get_settings
 from .stores import build_store
+from .stores.exactly_once import IdempotencyStore
+from .stores.sessions import SessionStore
 from .tools import Business
 from .tools.business import BusinessError
 
@@ -25,10 +25,11 @@ if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from fastapi import FastAPI
 
+    from .calls.quotas import QuotaStore
+    from .calls.task_invoke import TaskInvoker
     from .protocol import McpServer
     from .secrets import SecretSource
-    from .tasks import TaskInvoker, TaskStore
-    from .tools.quotas import QuotaStore
+    from .stores.tasks import TaskStore
 
 BUSINESSES = "businesses"  # the top-level package whose subpackages are the businesses
 
@@ -147,7 +148,7 @@ def build_runtime(
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
-    idempotency = idempotency or build_store("idempotency", settings)
+    idempotency = idempotency or build_store("exactly_once", settings)
     server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
     return Runtime(
         app=create_app(settings, business, server, logger),

@@ -13,12 +13,12 @@ from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, ModernClient
 
 from businesses.demo import BUSINESS as DEMO
+from mcp_lambda.calls.task_invoke import task_event
 from mcp_lambda.composition import BusinessNotFound, Runtime, build_runtime, load_business
-from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import task_event
+from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.tools import Business
 from mcp_lambda.tools.business import BusinessError
 from mcp_lambda_dev import businesses as discovery

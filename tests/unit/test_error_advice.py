@@ -10,8 +10,9 @@ import pytest
 from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.calls.executor import ToolExecutor
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.tools import (
     Business,
     SecretUnavailable,
@@ -23,7 +24,6 @@ from mcp_lambda.tools import (
     input_required,
     tool,
 )
-from mcp_lambda.tools.executor import ToolExecutor
 from mcp_lambda.tools.results import SUGGESTED_ACTIONS
 
 LOG = logging.getLogger("test_error_advice")

@@ -45,9 +45,9 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
     # Stores
-    "mcp_lambda.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
-    "mcp_lambda.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
-    "mcp_lambda.tools.quotas.QuotaStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.quotas.base.QuotaStoreUnavailable": (StoreUnavailable, ()),
     # Downstream
     "mcp_lambda.downstream.errors.DownstreamError": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.downstream.errors.DownstreamUnavailable": (DownstreamError, (RuntimeError,)),
@@ -57,14 +57,14 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.platform_api.PlatformApiError": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.platform_api.PlatformApiUnavailable": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.platform_api.PlatformApiTimeout": (DownstreamError, (RuntimeError,)),
-    "mcp_lambda.tasks.invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
+    "mcp_lambda.calls.task_invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
     # Tool failures
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
-    "mcp_lambda.tools.rate_limits.RateLimited": (ToolFailure, ()),
-    "mcp_lambda.tools.quotas.QuotaExceeded": (ToolFailure, ()),
-    "mcp_lambda.tools.executor.ToolCrashed": (ToolFailure, ()),
+    "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
+    "mcp_lambda.calls.quotas.QuotaExceeded": (ToolFailure, ()),
+    "mcp_lambda.calls.executor.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
@@ -75,12 +75,12 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.testing.replay.Mismatch": (McpLambdaError, (AssertionError,)),
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
-    "mcp_lambda.aws.table.ConditionFailed": (McpLambdaError, ()),
-    "mcp_lambda.idempotency.claims.Claimed": (McpLambdaError, ()),
-    "mcp_lambda.idempotency.claims.NotStored": (McpLambdaError, ()),
-    "mcp_lambda.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
-    "mcp_lambda.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),
-    "mcp_lambda.tasks.base.TaskTooLarge": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.table.ConditionFailed": (McpLambdaError, ()),
+    "mcp_lambda.calls.claims.Claimed": (McpLambdaError, ()),
+    "mcp_lambda.calls.claims.NotStored": (McpLambdaError, ()),
+    "mcp_lambda.stores.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.tasks.base.TaskTooLarge": (McpLambdaError, (ValueError,)),
 }
 FAMILIES = (StartupError, StoreUnavailable, DownstreamError, ToolFailure, RequestRefused)
 # Importing it builds the app (and freezes the collector): its source is read instead, and must define no class.
@@ -129,8 +129,8 @@ def test_each_exception_derives_from_the_root_in_its_family(name: str) -> None:
 
 
 def test_store_unavailability_keeps_each_store_s_default_message_and_retry_after() -> None:
-    from mcp_lambda.sessions import SessionStoreUnavailable
-    from mcp_lambda.tasks import TaskStoreUnavailable
+    from mcp_lambda.stores.sessions import SessionStoreUnavailable
+    from mcp_lambda.stores.tasks import TaskStoreUnavailable
 
     assert str(SessionStoreUnavailable()) == "session store unavailable"
     assert str(TaskStoreUnavailable()) == "task store unavailable"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.business import BusinessError
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..skills import SkillCatalog
 from ..skills.catalog import is_text
-from .jsonrpc import INVALID_PARAMS, RpcError
+from ..wire import INVALID_PARAMS
+from .jsonrpc import RpcError
 from .pagination import listing
 from .params import required_string
 from .scope import CallScope, Handler

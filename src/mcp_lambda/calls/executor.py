@@ -31,13 +31,9 @@ from ..observability import (
     summarize_arguments,
     trace_id_on_lines,
 )
-from ..trace_context import active
-from .context import SecretUnavailable, ToolContext
-from .fingerprints import LogFingerprints
-from .inputs import InputRequired
-from .quotas import QuotaExceeded, Quotas
-from .rate_limits import RateLimited, RateLimits
-from .results import (
+from ..tools.context import SecretUnavailable, ToolContext
+from ..tools.inputs import InputRequired
+from ..tools.results import (
     DEADLINE_EXCEEDED,
     DOWNSTREAM_UNAVAILABLE,
     INTERNAL_ERROR,
@@ -49,7 +45,11 @@ from .results import (
     business_error,
     system_error,
 )
-from .spec import ToolSpec
+from ..tools.spec import ToolSpec
+from ..trace_context import active
+from .fingerprints import LogFingerprints
+from .quotas import QuotaExceeded, Quotas
+from .rate_limits import RateLimited, RateLimits
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]

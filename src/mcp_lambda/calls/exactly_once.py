@@ -1,4 +1,4 @@
-"""ExactlyOnce: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
 
 A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
 tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..aws import failure_reason
 from ..deadlines import Deadline
+from ..stores.exactly_once.base import IdempotencyStore
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
-from ..tools.executor import ToolExecutor
-from ..tools.fingerprints import LogFingerprints
 from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
-from .stores import IdempotencyStore
+from .executor import ToolExecutor
+from .fingerprints import LogFingerprints
 
 if TYPE_CHECKING:
     from .claims import ClaimHandler
@@ -48,7 +48,7 @@ FINGERPRINT_CHARS = 12
 
 
 @dataclass(frozen=True)
-class Caller:
+class CallKey:
     """What the request says about who calls and under which key (`key_source` names where the key came from)."""
 
     principal: str | None = None
@@ -100,7 +100,7 @@ class _ClaimLife:
         return min(ends) if ends else DEFAULT_INVOCATION_MS
 
 
-class ExactlyOnce:
+class ExactlyOnceCalls:
     def __init__(
         self, executor: ToolExecutor, store: IdempotencyStore, business: str, ttl_seconds: int
     ) -> None:
@@ -109,7 +109,7 @@ class ExactlyOnce:
         self.key_prefix = f"mcp-{business}"
         self.ttl_seconds = ttl_seconds
 
-    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: Caller) -> _Claim | None:
+    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: CallKey) -> _Claim | None:
         """The call's claim, or None when it runs unguarded (a read-only tool, or no key and no dedupe window)."""
         if not spec.runs_exactly_once:
             return None
@@ -126,7 +126,7 @@ class ExactlyOnce:
         return _Claim({"key": key, "arguments": dict(arguments)}, expires, source)
 
     async def run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: Caller
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: CallKey
     ) -> ToolResult | InputRequired:
         claim = self.claim(spec, arguments, caller)
         if claim is None:
