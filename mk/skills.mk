@@ -5,3 +5,7 @@ skill-lint: venv-run ## check every business's skills against its tools and mani
 	$(PY) scripts/skill_lint.py $(if $(filter command line,$(origin BUSINESS)),$(BUSINESS))
 
 lint: skill-lint
+
+# SKILL=name (default: <business>-tools); FORCE=1 replaces a SKILL.md edited since the last draft.
+skill: venv-run ## draft BUSINESS's skill from its tools and manifest (src/businesses/BUSINESS/skills/); never overwrites edits
+	$(PY) scripts/skill_draft.py $(BUSINESS) $(if $(SKILL),--skill $(SKILL)) $(if $(FORCE),--force)

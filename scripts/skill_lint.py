@@ -26,8 +26,7 @@ from mcp_lambda.tools import Business
 from mcp_lambda.tools.results import SUGGESTED_ACTIONS
 from mcp_lambda_dev.businesses import known_businesses, load_business
 
-ROOT = Path(__file__).resolve().parents[1]
-MANIFEST_DIR = ROOT / "manifest"
+MANIFEST_DIR = Path("manifest")  # as make manifest-lint: the checkout the command runs in
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 # What every business's results may carry besides its own fields (tools/results.py).
 FRAMEWORK_NAMES = frozenset({*SUGGESTED_ACTIONS, "suggested_action", "retry_after_ms", "tool_call_id"})

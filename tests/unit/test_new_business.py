@@ -106,6 +106,15 @@ def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_scaffold_drafts_a_skill_the_skill_lint_passes(scaffolded: tuple[Path, str]) -> None:
+    root, printed = scaffolded
+    skill = root / PACKAGE / "skills" / "shop-tools" / "SKILL.md"
+    assert skill.read_text().startswith("---\nname: shop-tools\n")
+    assert "drafted src/businesses/shop/skills/shop-tools/SKILL.md" in printed
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "skill_lint.py"), "shop")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_scaffold_tests_import_only_the_kit_the_toolkit_and_their_business(
     scaffolded: tuple[Path, str],
 ) -> None:
