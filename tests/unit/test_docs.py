@@ -53,7 +53,7 @@ def pages_pointed_to_but_missing(root: Path) -> list[tuple[str, str]]:
         for path in framework_sources(root)
         # A path's last part (references/places.md, .SKILL.draft.md) names a file there, not a page of docs/.
         for name in re.findall(r"(?<![\w./-])(?:docs/)?([\w-]+\.md)\b", path.read_text(encoding="utf-8"))
-        if name.lower() not in {"readme.md", "changelog.md", "skill.md"}  # SKILL.md: a skill's file (skills.md)
+        if name.lower() not in {"readme.md", "changelog.md", "skill.md"}  # SKILL.md: a skill's own file
     }
     return sorted(
         (str(path.relative_to(root)), name) for path, name in pointed if not (root / "docs" / name).exists()
