@@ -9,3 +9,7 @@ lint: skill-lint
 # SKILL=name (default: <business>-tools); FORCE=1 replaces a SKILL.md edited since the last draft.
 skill: venv-run ## draft BUSINESS's skill from its tools and manifest (src/businesses/BUSINESS/skills/); never overwrites edits
 	$(PY) scripts/skill_draft.py $(BUSINESS) $(if $(SKILL),--skill $(SKILL)) $(if $(FORCE),--force)
+
+# URL=https://... names the deployed endpoint (default: listing.yaml's url, else a {host} template).
+server-json: venv ## write build/BUSINESS.server.json for the MCP Registry and agent platforms, validated against the registry's schema
+	$(PY) scripts/server_json.py $(BUSINESS) $(if $(URL),--url $(URL))
