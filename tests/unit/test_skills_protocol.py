@@ -138,3 +138,6 @@ def test_a_session_client_gets_the_skill_files_as_plain_resources(demo_client: L
     assert DEMO_SKILLS[0] in listed and DEMO_SKILLS[1] in listed
     text = session.request("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]
     assert text.startswith("---\nname: shop-with-alerts\n")
+    # Undeclared there, the methods still answer a client that tries them (no ttlMs before 2026-07-28).
+    listing = session.request("skills/list").result
+    assert [entry["uri"] for entry in listing["skills"]] == DEMO_SKILLS and "ttlMs" not in listing
