@@ -21,14 +21,9 @@ from mcp_lambda.downstream import HttpClient
 from mcp_lambda.errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from mcp_lambda.manifest import load_manifest
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import Business, DownstreamError, business_error
-from mcp_lambda.tools.results import (
-    DOWNSTREAM_UNAVAILABLE,
-    FRAMEWORK_CODES,
-    INTERNAL_ERROR,
-    KEY_REUSED,
-    system_error,
-)
+from mcp_lambda.tools import Business, business_error
+from mcp_lambda.tools.errors import DownstreamError
+from mcp_lambda.tools.results import FRAMEWORK_CODES, ResultCode, system_error
 
 # module.Class -> (family, builtin bases kept for callers that catch them). A new exception class must be added
 # here, in its family, or the walk below fails.
@@ -39,9 +34,9 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.errors.ToolFailure": (ToolFailure, ()),
     "mcp_lambda.errors.RequestRefused": (RequestRefused, ()),
     # Startup
-    "mcp_lambda.settings.SettingsError": (StartupError, (ValueError,)),
+    "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
-    "mcp_lambda.tools.business.BusinessError": (StartupError, (ValueError,)),
+    "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
     # Stores
@@ -64,7 +59,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
     "mcp_lambda.calls.quotas.QuotaExceeded": (ToolFailure, ()),
-    "mcp_lambda.calls.executor.ToolCrashed": (ToolFailure, ()),
+    "mcp_lambda.calls.error_table.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
@@ -141,7 +136,7 @@ def test_store_unavailability_keeps_each_store_s_default_message_and_retry_after
 
 
 def test_the_business_facing_api_exports_the_root_and_the_families() -> None:
-    import mcp_lambda.tools as toolkit
+    import mcp_lambda.tools.errors as toolkit
 
     for cls in (McpLambdaError, *FAMILIES):
         assert getattr(toolkit, cls.__name__) is cls
@@ -196,9 +191,12 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
         system_error(40001, "m")
     with pytest.raises(TypeError):
         system_error("50000", "m")  # type: ignore[arg-type]
-    framework = system_error(DOWNSTREAM_UNAVAILABLE, "down", retry_after_ms=250).to_wire()
-    business = business_error(DOWNSTREAM_UNAVAILABLE + 1, "down", retry_after_ms=250).to_wire()
-    assert framework["structuredContent"] == {**business["structuredContent"], "code": DOWNSTREAM_UNAVAILABLE}
+    framework = system_error(ResultCode.DOWNSTREAM_UNAVAILABLE, "down", retry_after_ms=250).to_wire()
+    business = business_error(ResultCode.DOWNSTREAM_UNAVAILABLE + 1, "down", retry_after_ms=250).to_wire()
+    assert framework["structuredContent"] == {
+        **business["structuredContent"],
+        "code": ResultCode.DOWNSTREAM_UNAVAILABLE,
+    }
     assert framework == {
         "content": [{"type": "text", "text": "down"}],
         "structuredContent": {
@@ -210,8 +208,11 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
         },
         "isError": True,
     }
-    assert system_error(KEY_REUSED, "m").structured_content["retryable"] is False
-    assert system_error(INTERNAL_ERROR, "m").structured_content["suggested_action"] == "wait_and_retry"
+    assert system_error(ResultCode.KEY_REUSED, "m").structured_content["retryable"] is False
+    assert (
+        system_error(ResultCode.INTERNAL_ERROR, "m").structured_content["suggested_action"]
+        == "wait_and_retry"
+    )
 
 
 def test_an_error_map_row_with_a_framework_code_is_refused_at_start() -> None:
@@ -219,7 +220,7 @@ def test_an_error_map_row_with_a_framework_code_is_refused_at_start() -> None:
         pass
 
     with pytest.raises(StartupError, match="50000, a code reserved for the framework"):
-        Business(name="x", tools=[], error_map={OrderLocked: (INTERNAL_ERROR, "locked")})
+        Business(name="x", tools=[], error_map={OrderLocked: (ResultCode.INTERNAL_ERROR, "locked")})
     assert Business(name="x", tools=[], error_map={OrderLocked: (40920, "locked")}).error_map
 
 

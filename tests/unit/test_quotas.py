@@ -28,10 +28,10 @@ from mcp_lambda.tools import (
     ToolAnnotations,
     ToolContext,
     ToolResult,
-    ToolSignatureError,
     execution_result,
     tool,
 )
+from mcp_lambda.tools.errors import ToolSignatureError
 from mcp_lambda.tools.options import Quota
 
 HOUR = 3600

@@ -1,4 +1,4 @@
-"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, on Powertools Idempotency's persistence.
 
 A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
 tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
@@ -12,8 +12,8 @@ The key is scoped by business (the record prefix), caller principal and tool nam
 - the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
   caller still gets that result and the claim expires with the request's deadline, plus `CLAIM_GRACE_MS`).
 
-Powertools' handler is synchronous and calls its function itself; the tool is a coroutine, so `claims.ClaimHandler`
-stops the handler where it would call the function, and the tool is awaited here (no thread hop).
+Powertools' decorator is synchronous and calls its function itself; the tool is a coroutine, so `claims.Claim` takes
+the decorator's steps on the persistence layer's public API, and the tool is awaited here (no thread hop).
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from ..aws import failure_reason
 from ..deadlines import Deadline
 from ..stores.exactly_once.base import IdempotencyStore
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
-from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
+from ..tools.results import ResultCode, system_error
 from .executor import ToolExecutor
 from .fingerprints import LogFingerprints
 
 if TYPE_CHECKING:
-    from .claims import ClaimHandler
+    from .claims import Claim
 
 # The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
 STORED_OUTCOMES = frozenset({"success", "business_error"})
@@ -136,7 +136,7 @@ class ExactlyOnceCalls:
         started = time.perf_counter()
         fingerprint = claim.fingerprint(self.executor.fingerprints)
         fields: dict[str, Any] = {"key_fingerprint": fingerprint, "key_source": claim.source}
-        handler = claims.ClaimHandler(
+        held = claims.Claim(
             claim.payload,
             claim.expires_after_seconds,
             self.store.layer(claim.expires_after_seconds),
@@ -146,25 +146,27 @@ class ExactlyOnceCalls:
         tool = f"Tool '{spec.name}'"
         error_type: str | None
         try:
-            stored = handler.handle()  # claims the key, or answers what the key already holds
-        except claims.Claimed:
-            return await self._execute(spec, arguments, ctx, fields, handler)
+            stored = held.take()  # claims the key, or answers what the key already holds
         except claims.IdempotencyValidationError:
             outcome, error_type = "invalid_arguments", "KeyReused"
             message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
-            result = system_error(KEY_REUSED, message)
+            result = system_error(ResultCode.KEY_REUSED, message)
         except claims.IdempotencyAlreadyInProgressError:
             outcome, error_type = "in_progress", "CallInProgress"
             message = (
                 f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
             )
-            result = system_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
+            result = system_error(
+                ResultCode.CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS
+            )
         except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
             outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
             fields["store_error"] = _reason(exc)
             message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
-            result = system_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+            result = system_error(ResultCode.IDEMPOTENCY_STORE_UNAVAILABLE, message)
         else:
+            if stored is claims.CLAIMED:
+                return await self._execute(spec, arguments, ctx, fields, held)
             outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)
 
@@ -174,16 +176,16 @@ class ExactlyOnceCalls:
         arguments: Mapping[str, Any],
         ctx: ToolContext,
         fields: Mapping[str, Any],
-        handler: ClaimHandler,
+        held: Claim,
     ) -> ToolResult | InputRequired:
         """The call holds the key: run the tool, then store its final result or give the key back."""
         executed = await self.executor.execute(spec, arguments, ctx, fields)
         result = executed.result
         try:
             if executed.outcome in STORED_OUTCOMES and isinstance(result, ToolResult):
-                handler.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+                held.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
             else:
-                handler.release()
+                held.release()
         except Exception as exc:
             # The tool ran once and answered: that answer stands; the claim expires with this invocation.
             ctx.logger.warning(

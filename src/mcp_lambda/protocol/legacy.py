@@ -9,7 +9,7 @@ from typing import Any
 from ..stores.sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
 from ..tools.context import LOG_LEVELS
-from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, system_error
+from ..tools.results import ResultCode, system_error
 from ..wire import (
     BATCH_REVISIONS,
     HEADER_MISMATCH,
@@ -120,7 +120,7 @@ class LegacyEra:
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return system_error(
-            INPUT_REQUIRED_UNSUPPORTED,
+            ResultCode.INPUT_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' needs input from the client; connect with MCP 2026-07-28 to answer it.",
         ).to_wire()
 
@@ -135,7 +135,7 @@ class LegacyEra:
 
     def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
         return system_error(
-            TASK_REQUIRED_UNSUPPORTED,
+            ResultCode.TASK_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' runs only as a task; connect with MCP 2026-07-28 and the "
             "io.modelcontextprotocol/tasks extension to call it.",
         ).to_wire()
