@@ -1,5 +1,6 @@
-"""Clients nobody here wrote load the demo's skills: the official MCP Python client (mcp 2.x), over HTTP from the
-`make run` server and over stdio, and the Inspector CLI's skill verification (`--verify --require-digests`).
+"""Clients nobody here wrote load the demo's skills: the official conformance suite's three `sep-2640` scenarios
+(every check run), the official MCP Python client (mcp 2.x) over HTTP from the `make run` server and over stdio,
+and the Inspector CLI's skill verification (`--verify --require-digests`).
 
 Its released version has no skills API: `skills/list` and `skills/get` go through its generic request API
 (`client.session.send_request`), the files through its own `read_resource`, and the digests are checked against
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import json
 import subprocess
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +21,7 @@ import pytest
 from mcp import Client
 from mcp import types as mcp_types
 from pydantic import TypeAdapter
+from tests.interop.test_conformance import RUNNER
 from tests.interop.test_stdio import INSPECTOR, desktop_params
 
 pytestmark = pytest.mark.interop
@@ -112,3 +115,22 @@ def test_the_inspector_verifies_every_served_skill(server_url: str) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "Verified 2 skills and 3 files: no conformance errors." in done.stdout + done.stderr
     assert done.stdout.count('"outcome":"verified"') == 2
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    "scenario", ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
+)
+def test_the_conformance_suites_skills_scenarios_pass_against_the_demo(
+    server_url: str, scenario: str, tmp_path: Path
+) -> None:
+    # Extension scenarios are on no revision's timeline: --force runs them at 2026-07-28.
+    command = [str(RUNNER), server_url, "2026-07-28", str(tmp_path), "--scenario", scenario, "--force"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=580)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    (results,) = tmp_path.glob(f"server-{scenario}-*/checks.json")
+    checks = json.loads(results.read_text())
+    assert len(checks) >= 6
+    assert {check["status"] for check in checks} == {"SUCCESS"}, [
+        (check["id"], check["status"]) for check in checks if check["status"] != "SUCCESS"
+    ]
