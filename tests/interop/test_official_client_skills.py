@@ -1,6 +1,7 @@
 """Clients nobody here wrote load the demo's skills: the official conformance suite's three `sep-2640` scenarios
 (every check run), the official MCP Python client (mcp 2.x) over HTTP from the `make run` server and over stdio,
-and the Inspector CLI's skill verification (`--verify --require-digests`).
+FastMCP's client (4.2, which verifies every file it reads), and the Inspector CLI's skill verification
+(`--verify --require-digests`).
 
 Its released version has no skills API: `skills/list` and `skills/get` go through its generic request API
 (`client.session.send_request`), the files through its own `read_resource`, and the digests are checked against
@@ -27,6 +28,7 @@ from tests.interop.test_stdio import INSPECTOR, desktop_params
 pytestmark = pytest.mark.interop
 
 EXTENSION = "io.modelcontextprotocol/skills"
+DEMO_SKILLS = Path(__file__).resolve().parents[2] / "src" / "businesses" / "demo" / "skills"
 ANY_OBJECT = TypeAdapter(dict[str, Any])
 
 
@@ -134,3 +136,28 @@ def test_the_conformance_suites_skills_scenarios_pass_against_the_demo(
     assert {check["status"] for check in checks} == {"SUCCESS"}, [
         (check["id"], check["status"]) for check in checks if check["status"] != "SUCCESS"
     ]
+
+
+def test_fastmcps_client_lists_and_reads_the_demo_skills_verifying_every_file(server_url: str) -> None:
+    # FastMCP 4.2's released client speaks the extension: read_skill fetches every file and checks its digest.
+    from fastmcp import Client as FastMcpClient
+    from fastmcp.skills.client import SkillsClientExtension
+
+    async def load() -> tuple[list[Any], Any, Any]:
+        async with FastMcpClient(server_url, extensions=[SkillsClientExtension()]) as client:
+            listed = await client.list_skills()
+            entry = await client.get_skill(listed[1].uri)
+            skill = await client.read_skill(listed[0].uri)
+            return listed, entry, skill
+
+    listed, entry, skill = asyncio.run(asyncio.wait_for(load(), timeout=60))
+    assert [str(item.uri) for item in listed] == [
+        "skill://plan-a-day-out/SKILL.md",
+        "skill://shop-with-alerts/SKILL.md",
+    ]
+    assert entry.frontmatter.name == "shop-with-alerts"
+    assert skill.name == "plan-a-day-out" and set(skill.files) == {"SKILL.md", "references/places.md"}
+    assert (
+        skill.files["references/places.md"]
+        == (DEMO_SKILLS / "plan-a-day-out/references/places.md").read_bytes()
+    )
