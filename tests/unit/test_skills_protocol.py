@@ -8,7 +8,16 @@ import hashlib
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.support.lambda_client import (
+    LambdaClient,
+    LegacyClient,
+    ModernClient,
+    build_handler,
+    modern_headers,
+    modern_request,
+)
 
 from mcp_lambda.composition import load_business
 from mcp_lambda.settings import Settings
@@ -141,3 +150,44 @@ def test_a_session_client_gets_the_skill_files_as_plain_resources(demo_client: L
     # Undeclared there, the methods still answer a client that tries them (no ttlMs before 2026-07-28).
     listing = session.request("skills/list").result
     assert [entry["uri"] for entry in listing["skills"]] == DEMO_SKILLS and "ttlMs" not in listing
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=6,
+)
+_URIS = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(
+        ["skill://", "skill://plan-a-day-out", "skill://plan-a-day-out/", "skill://../SKILL.md"]
+    ).flatmap(lambda prefix: st.text(max_size=20).map(lambda rest: prefix + rest)),
+)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    method=st.sampled_from(["skills/list", "skills/get", "resources/directory/read", "resources/read"]),
+    uri=st.one_of(_URIS, _JSON),
+    cursor=st.one_of(st.none(), _JSON),
+)
+def test_hostile_params_get_a_precise_error_never_a_5xx(
+    demo: ModernClient, method: str, uri: Any, cursor: Any
+) -> None:
+    params = {"uri": uri} if cursor is None else {"uri": uri, "cursor": cursor}
+    headers = (
+        {"mcp_name": uri} if method == "resources/read" and isinstance(uri, str) and uri.isascii() else {}
+    )
+    reply = demo.client.post(
+        modern_request(method, params, 7),
+        {**modern_headers(method), **{k.replace("_", "-"): v for k, v in headers.items()}},
+        oracle=False,
+    )
+    assert reply.status < 500, reply.raw
+    body = reply.body
+    if "error" in body:
+        assert body["error"]["code"] in (-32602, -32020), body
