@@ -1,11 +1,10 @@
-"""The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, at 2026-07-28).
+"""The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, at 2026-07-28): the methods a client calls.
 
 A `tools/call` of a task tool from a client that declares the extension stores a task, queues an asynchronous
-invocation of this same function and answers a flat `CreateTaskResult` at once. That invocation (`work`) runs
-the tool with the function's full timeout and writes the outcome: `completed` with the tool's result (an error
-result included), `failed` with a JSON-RPC error (the tool crashed, or asked for what the client cannot give),
-or `input_required` with opaque input-request ids that `tasks/update` answers, after which another invocation
-resumes it. `tasks/get` reads the task from the store, on any container; `tasks/cancel` settles it
+invocation of this same function and answers a flat `CreateTaskResult` at once. That invocation (`work`, run by
+`task_worker.TaskWorker`) runs the tool with the function's full timeout and writes the outcome: `completed`,
+`failed`, or `input_required` with opaque input-request ids that `tasks/update` answers, after which another
+invocation resumes it. `tasks/get` reads the task from the store, on any container; `tasks/cancel` settles it
 `cancelled`. `tasks/result` and `tasks/list` are not served (v1 methods, removed by the extension: -32601).
 Status notifications (`notifications/tasks`) need a `subscriptions/listen` stream, which a Lambda invocation
 cannot hold open: clients poll.
@@ -14,14 +13,12 @@ cannot hold open: clients poll.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from ..calls.error_table import ToolCrashed
 from ..calls.executor import ToolExecutor
 from ..calls.task_invoke import TaskInvoker, TaskStartFailed
 from ..stores.tasks import (
@@ -36,20 +33,19 @@ from ..stores.tasks import (
 )
 from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.context import ToolContext
-from ..wire import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS
 from .contexts import ContextFactory, RoundInputs
 from .jsonrpc import RpcError, service_unavailable
 from .params import required_string
-from .rounds import missing_capabilities
 from .scope import CallScope, Handler
 from .task_extension import missing_tasks_extension
+from .task_worker import StoreTaskControl, TaskWorker, log_task
+
+__all__ = ["StoreTaskControl", "TaskMethods", "TaskSettings", "TaskWorker", "iso"]
 
 # What a task keeps of the client's declarations (DynamoDB items stop at 400 KB): refuse, never truncate.
 MAX_STORED_CAPABILITY_BYTES = 16 * 1024
-MAX_STATUS_MESSAGE = 500
 CREATE_ATTEMPTS = 3  # a (192-bit) id collision just draws another
-# Rounds a task may go through inside one worker invocation when a tool asks again with state only.
-MAX_STATE_ONLY_ROUNDS = 16
 TASK_START_RETRY_AFTER_SECONDS = 1  # Lambda's throttling of asynchronous invocations clears within seconds
 T = TypeVar("T")
 
@@ -65,47 +61,6 @@ class TaskSettings:
     ttl_ms: int
     poll_interval_ms: int
     worker_timeout_seconds: int
-
-
-class StoreTaskControl:
-    """`ctx.cancelled()` and `ctx.report_status()` for a tool running as a task, over the task store.
-
-    `cancelled()` reads the task at most every `check_interval` seconds (a tool may ask in a tight loop), and a
-    store hiccup never fails the tool: it keeps the last answer.
-    """
-
-    def __init__(
-        self, store: TaskStore, task_id: str, run: int, logger: Any, check_interval: float = 0.5
-    ) -> None:
-        self.store = store
-        self.task_id = task_id
-        self.run = run
-        self.logger = logger
-        self.check_interval = check_interval
-        self._checked = float("-inf")
-        self._ended = False
-
-    def cancelled(self) -> bool:
-        now = time.monotonic()
-        if self._ended or now - self._checked < self.check_interval:
-            return self._ended
-        self._checked = now
-        try:
-            task = self.store.get(self.task_id)
-        except TaskStoreUnavailable:
-            return self._ended
-        self._ended = task is None or task.status != "working" or task.claimed_run != self.run
-        return self._ended
-
-    def report_status(self, message: str) -> None:
-        text = message[:MAX_STATUS_MESSAGE]
-        try:
-            change(self.store, self.task_id, lambda task: task.report(self.run, text, time.time()))
-        except (TaskStoreUnavailable, TaskTooLarge):
-            self.logger.warning(
-                "mcp_task_status_not_saved",
-                extra={"event": "mcp_task_status_not_saved", "task_id": self.task_id},
-            )
 
 
 class TaskMethods:
@@ -127,6 +82,7 @@ class TaskMethods:
         self.contexts = contexts
         self.settings = settings
         self.logger = contexts.services.logger
+        self.worker = TaskWorker(business, store, executor, contexts, settings.worker_timeout_seconds)
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -181,7 +137,7 @@ class TaskMethods:
         else:
             raise _unavailable(TaskStoreUnavailable("could not mint a unique task id"))
         self._start(task)
-        self._log("mcp_task_created", task, tool_name=spec.name, jsonrpc_id=scope.request_id)
+        log_task(self.logger, "mcp_task_created", task, tool_name=spec.name, jsonrpc_id=scope.request_id)
         return {"resultType": "task", **self._wire(task)}
 
     # -- the three methods --------------------------------------------------------------------------------
@@ -215,7 +171,7 @@ class TaskMethods:
         )
         if changed and updated is not None and updated.status == "working":
             self._start(updated)
-            self._log("mcp_task_resumed", updated)
+            log_task(self.logger, "mcp_task_resumed", updated)
         return {}
 
     async def tasks_cancel(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
@@ -224,92 +180,12 @@ class TaskMethods:
         self._load(scope, task_id)
         updated, changed = self._store(change, self.store, task_id, lambda task: task.cancel(time.time()))
         if changed and updated is not None:
-            self._log("mcp_task_cancelled", updated)
+            log_task(self.logger, "mcp_task_cancelled", updated)
         return {}  # the same empty ack for a task that had already ended
-
-    # -- the worker invocation ----------------------------------------------------------------------------
 
     async def work(self, task_id: str, run: int, invocation_id: str | None = None) -> dict[str, Any]:
         """Run `run` of the task (the asynchronous invocation); what happened, for the invocation's log."""
-        timeout = self.settings.worker_timeout_seconds
-        task, claimed = change(self.store, task_id, lambda current: current.claim(run, timeout, time.time()))
-        if task is None or not claimed:
-            status = task.status if task is not None else "unknown"
-            self.logger.warning(
-                "mcp_task_run_skipped",
-                extra={"event": "mcp_task_run_skipped", "task_id": task_id, "run": run, "status": status},
-            )
-            return {"taskId": task_id, "run": run, "ran": False, "status": status}
-        spec = self.business.tool(task.tool) if task.business == self.business.name else None
-        if spec is None:
-            error = {"code": INVALID_PARAMS, "message": f"Unknown tool: {task.tool}"}
-            return self._settle(task, run, error=error)
-        control = StoreTaskControl(self.store, task_id, run, self.logger)
-        answers, state = task.answers, task.state
-        for _round in range(MAX_STATE_ONLY_ROUNDS):
-            ctx = self.contexts.for_task(task, control, answers, state, invocation_id)
-            try:
-                outcome = await self.executor.run(spec, task.arguments, ctx, crash_raises=True)
-            except ToolCrashed as crash:
-                error = {
-                    "code": INTERNAL_ERROR,
-                    "message": crash.message,
-                    "data": {"errorId": crash.error_id},
-                }
-                return self._settle(task, run, error=error)
-            if isinstance(outcome, ToolResult):
-                result = {"resultType": "complete", **outcome.to_wire()}
-                return self._settle(task, run, result=result)
-            if outcome.requests:
-                return self._ask(task, run, outcome)
-            answers, state = {}, dict(outcome.state or {})  # state only: the tool wants another round at once
-        error = {"code": INTERNAL_ERROR, "message": f"Tool '{spec.name}' asked for too many rounds."}
-        return self._settle(task, run, error=error)
-
-    def _ask(self, task: Task, run: int, asked: InputRequired) -> dict[str, Any]:
-        missing = missing_capabilities(asked, task.client_capabilities)
-        if missing:
-            error = {
-                "code": MISSING_CLIENT_CAPABILITY,
-                "message": f"Missing required client capability: {', '.join(missing)}",
-                "data": {"requiredCapabilities": {name: {} for name in missing}},
-            }
-            return self._settle(task, run, error=error)
-        # Opaque, never reused over the task's life (the spec's rule): the tool's own keys may repeat.
-        pending = {
-            secrets.token_urlsafe(9): {"key": key, "request": request.to_wire()}
-            for key, request in asked.requests.items()
-        }
-        return self._record(task, run, lambda t: t.park(run, time.time(), pending, asked.state))
-
-    def _settle(
-        self,
-        task: Task,
-        run: int,
-        *,
-        result: dict[str, Any] | None = None,
-        error: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return self._record(
-            task, run, lambda current: current.settle(run, time.time(), result=result, error=error)
-        )
-
-    def _record(self, task: Task, run: int, transition: Callable[[Task], Task | None]) -> dict[str, Any]:
-        """Write the run's outcome, unless the task moved on meanwhile (cancelled, reaped): then drop it."""
-        try:
-            updated, changed = change(self.store, task.task_id, transition)
-        except TaskTooLarge:
-            error = {"code": INTERNAL_ERROR, "message": "The task's result is too large to store."}
-            updated, changed = change(
-                self.store, task.task_id, lambda t: t.settle(run, time.time(), error=error)
-            )
-        status = updated.status if updated is not None else "unknown"
-        if not changed:
-            self._log("mcp_task_outcome_dropped", task, run=run, status=status)
-            return {"taskId": task.task_id, "run": run, "ran": True, "status": status}
-        assert updated is not None
-        self._log("mcp_task_settled" if updated.terminal else "mcp_task_input_required", updated, run=run)
-        return {"taskId": task.task_id, "run": run, "ran": True, "status": status}
+        return await self.worker.work(task_id, run, invocation_id)
 
     # -- internals ----------------------------------------------------------------------------------------
 
@@ -373,16 +249,6 @@ class TaskMethods:
         if task.status_message:
             wire["statusMessage"] = task.status_message
         return wire
-
-    def _log(self, event: str, task: Task, **fields: Any) -> None:
-        extra = {
-            "event": event,
-            "task_id": task.task_id,
-            "tool_name": task.tool,
-            "status": task.status,
-            **fields,
-        }
-        self.logger.info(event, extra=extra)
 
 
 def _start_failure(exc: TaskStartFailed) -> RpcError:
