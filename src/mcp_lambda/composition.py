@@ -145,6 +145,8 @@ def build_runtime(
     """
     settings = settings or get_settings()
     business = business or load_business(settings.business)
+    if business.on_cold_start is not None:
+        business.on_cold_start()  # a new container's state: recordings, replays and test clients each get one
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
     idempotency = idempotency or build_store("idempotency", settings)

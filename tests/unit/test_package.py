@@ -15,6 +15,7 @@ from scripts.package_check import DEV_ONLY, imported_modules, problems
 from scripts.package_check import main as check_main
 from scripts.package_stage import StageError, stage
 from scripts.tool_schemas_compile import main as compile_tool_schemas
+from tests.support.cloudformation import load_template
 
 from mcp_lambda.testing.apigateway import http_event
 
@@ -75,13 +76,22 @@ def test_the_staged_tree_holds_the_demo_alone_and_no_development_only_module(sta
     assert (ROOT / "src" / "mcp_lambda" / "testing" / "__init__.py").is_file()
 
 
-def test_the_staged_template_is_template_yaml_with_the_code_uri_pointing_at_the_stage(tmp_path: Path) -> None:
+def test_the_staged_template_is_the_demos_stack_with_the_code_uri_pointing_at_the_stage(
+    tmp_path: Path,
+) -> None:
     template = stage("demo", tmp_path / "stage")
-    original = (ROOT / "template.yaml").read_text()
+    staged, original = load_template(template), load_template(ROOT / "template.yaml")
+    fragment = load_template(ROOT / "src" / "businesses" / "demo" / "stack.yaml")
 
     assert template == tmp_path / "stage" / "demo.template.yaml"
-    assert template.read_text() == original.replace("CodeUri: src/", "CodeUri: demo/")
+    assert staged["Resources"]["McpFunction"]["Properties"].pop("CodeUri") == "demo/"
+    variables = staged["Resources"]["McpFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables.pop("DEMO_INVENTORY_URL") == {"Ref": "DemoInventoryUrl"}
+    assert staged["Parameters"].pop("DemoInventoryUrl") == fragment["Parameters"]["DemoInventoryUrl"]
+    original["Resources"]["McpFunction"]["Properties"].pop("CodeUri")
+    assert staged == original
     assert (template.parent / "demo" / "mcp_lambda" / "handler.py").is_file()
+    assert not (template.parent / "demo" / "businesses" / "demo" / "stack.yaml").exists()
 
 
 def test_staging_refuses_an_unknown_business_or_a_bad_name(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ class Business:
     """What a business package exports as `BUSINESS`. Everything is listed explicitly: no import side effects.
 
     Tools are the platform contract; resources, prompts and completions are optional MCP features, advertised
-    only when present.
+    only when present. `secrets` declares the keys the tools read with `ctx.secret`; `on_cold_start` empties
+    the business's in-memory state whenever a runtime is built for it.
     """
 
     name: str
@@ -39,6 +40,13 @@ class Business:
     completer: Completer | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
+    # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
+    # smoke check name the missing ones; the test kit refuses any other key).
+    secrets: Sequence[str] = ()
+    # Called each time a runtime is built for the business: once per container in Lambda; in tests for each
+    # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
+    # every conversation starts as a new container does.
+    on_cold_start: Callable[[], None] | None = None
     # Lookup tables built from the lists above.
     _tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
     _prompts_by_name: dict[str, PromptSpec] = field(init=False, repr=False, compare=False)
@@ -64,6 +72,10 @@ class Business:
                     f"business '{self.name}': error_map[{exc_type.__name__}] uses {code}, a code reserved for "
                     "the framework's own errors; use a code of the business's own"
                 )
+        if isinstance(self.secrets, str) or not all(isinstance(key, str) and key for key in self.secrets):
+            raise BusinessError(
+                f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
+            )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})
         object.__setattr__(self, "_prompts_by_name", {spec.name: spec for spec in self.prompts})
