@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .client import DEFAULT_CAPABILITIES, McpTestClient
     from .errors import KitError, ProtocolError
     from .events import record_conversations, replay_conversation, replay_conversations
-    from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
+    from .fakes import DeclaredSecrets, FakeService, ServiceRequest, StaticSecrets, fake_service
     from .framing import ERAS, MODERN, Era
     from .identity import (
         DEFAULT_AUDIENCE,
@@ -63,6 +63,7 @@ _EXPORTS = {
     "RoundResult": "results",
     "ServiceRequest": "fakes",
     "StaticSecrets": "fakes",
+    "DeclaredSecrets": "fakes",
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
@@ -85,6 +86,7 @@ __all__ = [
     "ERAS",
     "MODERN",
     "Completion",
+    "DeclaredSecrets",
     "Era",
     "FakeService",
     "HttpReply",

@@ -41,8 +41,8 @@ class Business:
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
     # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
-    # smoke check name the missing ones; the test kit refuses any other key).
-    secrets: Sequence[str] = ()
+    # smoke check name the missing ones; the test kit refuses any other key). None: not declared, not checked.
+    secrets: Sequence[str] | None = None
     # Called each time a runtime is built for the business: once per container in Lambda; in tests for each
     # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
     # every conversation starts as a new container does.
@@ -72,7 +72,9 @@ class Business:
                     f"business '{self.name}': error_map[{exc_type.__name__}] uses {code}, a code reserved for "
                     "the framework's own errors; use a code of the business's own"
                 )
-        if isinstance(self.secrets, str) or not all(isinstance(key, str) and key for key in self.secrets):
+        if self.secrets is not None and (
+            isinstance(self.secrets, str) or not all(isinstance(key, str) and key for key in self.secrets)
+        ):
             raise BusinessError(
                 f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
             )
