@@ -16,11 +16,13 @@ export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
 
-# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top.
-$(VENV)/.installed-run: pyproject.toml
+# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top. Each
+# business's own pins (src/businesses/<name>/requirements.txt) are installed too: its code imports them.
+BUSINESS_REQUIREMENTS := $(wildcard src/businesses/*/requirements.txt)
+$(VENV)/.installed-run: pyproject.toml $(BUSINESS_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e .
+	$(VENV)/bin/pip install --quiet -e . $(addprefix -r ,$(BUSINESS_REQUIREMENTS))
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .replay import Mismatch
     from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
     from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
+    from .tables import BusinessTable, business_table
     from .tasks import TaskHandle, TaskState
 
 # Each public name and the module that defines it: imported on first use, so that importing one module of
@@ -64,6 +65,8 @@ _EXPORTS = {
     "ServiceRequest": "fakes",
     "StaticSecrets": "fakes",
     "DeclaredSecrets": "fakes",
+    "BusinessTable": "tables",
+    "business_table": "tables",
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
@@ -85,6 +88,7 @@ __all__ = [
     "DEFAULT_ISSUER",
     "ERAS",
     "MODERN",
+    "BusinessTable",
     "Completion",
     "DeclaredSecrets",
     "Era",
@@ -108,6 +112,7 @@ __all__ = [
     "TaskState",
     "ToolCallResult",
     "authorizer_context",
+    "business_table",
     "compose_handler",
     "fake_service",
     "http_event",
