@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from scripts.services import LocalService
 
 import businesses
 from mcp_lambda.testing import KitError, business_table
+from mcp_lambda_dev.services import LocalService
 
 STACK = """
 Resources:

@@ -10,7 +10,7 @@ import pytest
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import DeclaredSecrets, McpTestClient, StaticSecrets
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
-from mcp_lambda.tools.business import BusinessError
+from mcp_lambda.tools.business import BusinessDefinitionError
 from mcp_lambda_dev.local.server import secrets_note
 
 
@@ -53,7 +53,7 @@ def test_the_refusal_names_the_key_and_the_fix_and_the_frameworks_own_keys_pass(
 
 @pytest.mark.parametrize("secrets", ["clinic_api_key", ["ok", ""], [3]])
 def test_secrets_must_be_a_list_of_key_names(secrets: object) -> None:
-    with pytest.raises(BusinessError, match=r"secrets must be a list of key names"):
+    with pytest.raises(BusinessDefinitionError, match=r"secrets must be a list of key names"):
         Business(name="bad", tools=[key_length], secrets=secrets)  # type: ignore[arg-type]
 
 

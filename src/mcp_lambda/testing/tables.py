@@ -7,7 +7,7 @@
 
 The table gets the fragment's key schema, attributes and indexes under a fresh name, and is deleted afterwards.
 DynamoDB Local is the one `AWS_ENDPOINT_URL_DYNAMODB` names, else one this process starts (the repository's
-`scripts/services.py`, installed by `make services-install`) and stops at exit.
+`mcp_lambda_dev.services`, installed by `make services-install`) and stops at exit.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def dynamodb_local_url() -> str:
     with _LOCK:
         if not _STARTED:
             try:
-                services = importlib.import_module("scripts.services")
+                services = importlib.import_module("mcp_lambda_dev.services")
                 service = services.dynamodb_local().start()
             except (ImportError, RuntimeError) as exc:
                 raise KitError(

@@ -77,7 +77,7 @@ class Business:
         if self.secrets is not None and (
             isinstance(self.secrets, str) or not all(isinstance(key, str) and key for key in self.secrets)
         ):
-            raise BusinessError(
+            raise BusinessDefinitionError(
                 f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
             )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
