@@ -43,6 +43,7 @@ OTHER_VARIABLES = [
     "MCP_DDB_DIR",
     "MCP_OAUTH_DIR",
     "MCP_TOOLS_CACHE",
+    "DEPLOY_PARAMS",
 ]
 # The system's own, read to find programs, never a setting of ours.
 SYSTEM_VARIABLES = {"PATH"}
@@ -66,7 +67,7 @@ def _first_column(section: str) -> list[str]:
 def names_read_by_code(root: Path) -> set[str]:
     """Every variable name the framework, the development tools and the scripts read by a literal name."""
     found: set[str] = set()
-    for folder in ("src/mcp_lambda", "dev", "scripts"):
+    for folder in ("src/mcp_lambda", "dev", "scripts", "bench"):
         for path in (root / folder).rglob("*.py"):
             for match in READ.finditer(path.read_text(encoding="utf-8")):
                 found.add(match.group(1) or match.group(2))
