@@ -34,4 +34,5 @@ BUSINESS = Business(
         check_stock,
         export_trip_plan,
     ],
+    secrets=[],  # its tools read no secret: the test kit refuses any, make smoke checks none
 )
