@@ -94,6 +94,22 @@ def test_the_staged_template_is_the_demos_stack_with_the_code_uri_pointing_at_th
     assert not (template.parent / "demo" / "businesses" / "demo" / "stack.yaml").exists()
 
 
+def test_staging_refuses_a_business_whose_stack_redefines_a_framework_name(source: Path, tmp_path: Path) -> None:
+    (source / "businesses" / "other" / "stack.yaml").write_text(
+        "Parameters:\n  AuthMode: {Type: String}\nFunction:\n  Environment:\n    SESSIONS_TABLE: x\n"
+    )
+    with pytest.raises(StageError) as refused:
+        stage("other", tmp_path / "stage", source)
+    assert str(refused.value).splitlines() == [
+        "src/businesses/other/stack.yaml: Parameters.AuthMode redefines the framework's AuthMode: give it a name "
+        "of the business's own",
+        "src/businesses/other/stack.yaml: Function.Environment.SESSIONS_TABLE redefines the framework's variable "
+        "SESSIONS_TABLE: prefix the business's variables with its name (a prefixed settings model, "
+        "docs/configuration.md)",
+    ]
+    assert not (tmp_path / "stage").exists()
+
+
 def test_staging_refuses_an_unknown_business_or_a_bad_name(tmp_path: Path) -> None:
     with pytest.raises(StageError, match="is not a package"):
         stage("no_such_business", tmp_path)
