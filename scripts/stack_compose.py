@@ -122,7 +122,7 @@ def framework_variables(template: dict[str, Any]) -> set[str]:
     from mcp_lambda.settings import Settings
 
     variables = template["Resources"][FUNCTION]["Properties"]["Environment"]["Variables"]
-    return set(variables) | {name.upper() for name in Settings.model_fields}
+    return set(variables) | set(Settings.variables())
 
 
 def _statements(template: dict[str, Any]) -> list[Any]:
