@@ -47,7 +47,7 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make checks
+lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make validate and make checks (every business's stack)
 	$(VENV)/bin/ruff check src dev tests scripts bench
 	$(VENV)/bin/ruff format --check src dev tests scripts bench
 	$(VENV)/bin/mypy

@@ -106,3 +106,5 @@ sam: $(SAM_VENV)/.installed ## run the pinned SAM CLI: make sam ARGS="logs --sta
 	@$(SAM_ENV) $(SAM) $(ARGS)
 
 test: validate
+# Every business's composed stack passes sam validate in make lint too, beside make checks' checkov and rules.
+lint: validate
