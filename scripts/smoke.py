@@ -234,6 +234,8 @@ class Smoke:
         business = load_business(stack_value(stack, "Parameter", "BusinessName"))
         if business.secrets is None:
             raise Skipped(f"business {business.name} declares no secret keys (Business(secrets=[...]))")
+        if not business.secrets:
+            return f"business {business.name} reads no secret of its own"
         secret = stack_value(stack, "Output", "SecretArn")
         present = secret_keys(secret, self.clients.get("secretsmanager"))
         missing = [key for key in business.secrets if key not in present]
@@ -241,7 +243,7 @@ class Smoke:
             not missing,
             f"missing from the deployed secret {secret}: {', '.join(missing)} (docs/deploy.md#set-the-secrets-value)",
         )
-        return f"{', '.join(business.secrets) or 'none declared'}: present in {secret}"
+        return f"{', '.join(business.secrets)}: present in {secret}"
 
 
 def run(smoke: Smoke, out: Any = None) -> int:

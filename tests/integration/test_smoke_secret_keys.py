@@ -111,8 +111,12 @@ def test_without_a_stack_or_declared_keys_the_check_is_skipped(
     with pytest.raises(Skipped, match="needs STACK="):
         _check(aws, None)
     undeclared = _business(tmp_path, monkeypatch, "smoke_plain", "None")
+    reads_none = _business(tmp_path, monkeypatch, "smoke_none", "[]")
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"
     try:
         with pytest.raises(Skipped, match="business smoke_plain declares no secret keys"):
-            _check(aws, _stack(aws, undeclared, "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"))
+            _check(aws, _stack(aws, undeclared, arn))
+        assert _check(aws, _stack(aws, reads_none, arn)) == "business smoke_none reads no secret of its own"
     finally:
         sys.modules.pop("businesses.smoke_plain", None)
+        sys.modules.pop("businesses.smoke_none", None)

@@ -94,7 +94,9 @@ def test_the_staged_template_is_the_demos_stack_with_the_code_uri_pointing_at_th
     assert not (template.parent / "demo" / "businesses" / "demo" / "stack.yaml").exists()
 
 
-def test_staging_refuses_a_business_whose_stack_redefines_a_framework_name(source: Path, tmp_path: Path) -> None:
+def test_staging_refuses_a_business_whose_stack_redefines_a_framework_name(
+    source: Path, tmp_path: Path
+) -> None:
     (source / "businesses" / "other" / "stack.yaml").write_text(
         "Parameters:\n  AuthMode: {Type: String}\nFunction:\n  Environment:\n    SESSIONS_TABLE: x\n"
     )
