@@ -76,6 +76,8 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stac
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
 	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml
 	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
+	$(PY) scripts/skill_lint.py $(BUSINESS)
+	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
 	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \

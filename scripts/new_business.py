@@ -5,7 +5,8 @@ Copies the template files under scripts/scaffold/ (every `<<name>>`, `<<title>>`
 using `ctx.http`, a setting and a declared secret, an exactly-once tool with a side effect kept in a store with a
 DynamoDB table of its own, a task-capable export; its settings model, its stack.yaml and its requirements.txt),
 manifest/<name>.yaml, and tests/businesses/<name>/ (every branch of the tools through the public test kit, the
-table on DynamoDB Local, and conversations.py). Then installs its requirements into this Python and records those
+table on DynamoDB Local, and conversations.py). Then installs its requirements into this Python, drafts the business's skill
+from its tools and manifest (`make skill`: src/businesses/<name>/skills/<name>-tools/SKILL.md) and records those
 conversations to events/<name>/, in-process, so the business's replay test passes at once. Refuses to overwrite
 anything.
 """
@@ -13,6 +14,7 @@ anything.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import keyword
 import re
@@ -139,6 +141,26 @@ def install_requirements(name: str, root: Path) -> None:
         raise SystemExit(f"new-business: pip could not install {requirements}:\n{done.stderr}")
 
 
+def draft_skill(name: str, root: Path) -> Path:
+    """Draft the new business's skill (`make skill`) from root's business and manifest.
+
+    Args:
+        name: The new business.
+        root: The repository root it was scaffolded into.
+
+    Returns:
+        The SKILL.md written.
+    """
+    sys.path[:0] = [str(root / "src"), str(root)]
+    importlib.invalidate_caches()
+    from skill_draft import (
+        write_draft,  # beside this script; imports the business, so only after the scaffold
+    )
+
+    _, path = write_draft(name, manifest_dir=root / "manifest")
+    return path
+
+
 def record(name: str, root: Path) -> list[Path]:
     """Record the new business's conversations to root/events/<name>/, with root's own framework and business.
 
@@ -171,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in scaffold(args.name, root):
         print(f"created {path.relative_to(root)}")
     install_requirements(args.name, root)
+    print(f"drafted {draft_skill(args.name, root).relative_to(root)} (yours to edit: docs/skills.md)")
     recorded = record(args.name, root)
     print(f"recorded {len(recorded)} events to events/{args.name}/")
     steps = next_steps(args.name)
