@@ -17,6 +17,6 @@ simulate: venv-run ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the h
 test: manifest-lint-all
 
 bench-manifest: venv ## cost of the run-time manifest check per demo result
-	$(PY) scripts/manifest_bench.py
+	$(PY) bench/manifest.py
 
 bench: bench-manifest

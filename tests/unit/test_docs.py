@@ -166,11 +166,11 @@ def test_every_setting_has_a_row_in_the_configuration_table() -> None:
 
 
 def test_the_bench_switch_and_the_bench_rows_are_documented() -> None:
-    bench = (ROOT / "scripts" / "bench.py").read_text()
+    bench = (ROOT / "bench" / "bench.py").read_text()
     configuration = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert "BENCH_DYNAMODB_ENDPOINT" in bench and "| `BENCH_DYNAMODB_ENDPOINT` |" in configuration
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--calls", "20", "--cold-runs", "1"],
+        [sys.executable, str(ROOT / "bench" / "bench.py"), "--calls", "20", "--cold-runs", "1"],
         capture_output=True,
         text=True,
         timeout=300,
