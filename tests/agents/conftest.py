@@ -43,10 +43,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict
     env = {
         **os.environ,
         "AGENTS_NODE_PREFIX": str(NODE_PREFIX),
-        "MCP_REMOTE_CONFIG_DIR": str(
-            logs / "mcp-auth"
-        ),  # mcp-remote keeps its state here, not in ~/.mcp-auth
-        "OPENAI_API_KEY": "unused",  # openai-agents builds no client with it: the scripted model never calls out
+        # mcp-remote keeps its state here, not in ~/.mcp-auth.
+        "MCP_REMOTE_CONFIG_DIR": str(logs / "mcp-auth"),
         "PYTHONPATH": "",  # the drivers import only their own venv's packages (and clients/common.py)
     }
     with running_server("demo") as url:
