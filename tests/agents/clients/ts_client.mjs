@@ -92,6 +92,9 @@ async function step(client, key, name, args, options = {}) {
 }
 
 const client = sdk.makeClient();
+// What the SDK reports beside the calls (e.g. a progress notification for a request already answered).
+report.client_errors = [];
+client.onerror = (error) => report.client_errors.push(error.message);
 try {
   await client.connect(sdk.makeTransport(transportKind, target));
   report.protocol_version = sdk.protocolVersion(client);
