@@ -131,7 +131,7 @@ def task_invoker() -> Any:
     import boto3
 
     from mcp_lambda.calls.task_invoke import LambdaInvoker
-    from mcp_lambda_dev.local.lambda_service import LocalLambda
+    from mcp_lambda.testing.invoke_api import LocalLambda
 
     service = LocalLambda("mcp-bench", execute=False).start()
     client = boto3.client(

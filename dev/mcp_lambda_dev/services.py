@@ -23,24 +23,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mcp_lambda.errors import StartupError
+from mcp_lambda.stores.exactly_once import base as exactly_once_table
+from mcp_lambda.stores.quotas import dynamodb as protection_table
+from mcp_lambda.stores.sessions import dynamodb as sessions_table
+from mcp_lambda.stores.tasks import dynamodb as tasks_table
+
+# The tables' key schemas and TTL attributes are the stores' own (defined once, in each DynamoDB backend).
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
-SESSIONS_PARTITION_KEY = "session_id"
-SESSIONS_TTL_ATTRIBUTE = "expires_at"
+SESSIONS_PARTITION_KEY = sessions_table.KEY_ATTRIBUTE
+SESSIONS_TTL_ATTRIBUTE = sessions_table.TTL_ATTRIBUTE
 # Powertools Idempotency's DynamoDB item shape (mcp_lambda.stores.exactly_once.base; template.yaml's IdempotencyTable).
-IDEMPOTENCY_PARTITION_KEY = "id"
-IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
+IDEMPOTENCY_PARTITION_KEY = exactly_once_table.PARTITION_KEY
+IDEMPOTENCY_TTL_ATTRIBUTE = exactly_once_table.EXPIRY_ATTRIBUTE
 # The tasks table (mcp_lambda.stores.tasks; template.yaml's TasksTable).
-TASKS_PARTITION_KEY = "task_id"
-TASKS_TTL_ATTRIBUTE = "expires_at"
+TASKS_PARTITION_KEY = tasks_table.KEY_ATTRIBUTE
+TASKS_TTL_ATTRIBUTE = tasks_table.TTL_ATTRIBUTE
 # The protection table: circuit breakers (Powertools' item shape) and quota counters (template.yaml's ProtectionTable).
-PROTECTION_PARTITION_KEY = "id"
-PROTECTION_TTL_ATTRIBUTE = "expiration"
+PROTECTION_PARTITION_KEY = protection_table.KEY_ATTRIBUTE
+PROTECTION_TTL_ATTRIBUTE = protection_table.TTL_ATTRIBUTE
 
 
-class ServiceError(RuntimeError):
+class ServiceError(StartupError, RuntimeError):
     """A local service could not be found, started or reached; the message says what to do."""
 
 
