@@ -24,7 +24,7 @@ from .settings import Settings
 from .stores import build_circuit_store, build_store
 from .tools import Business
 from .tools.context import Services
-from .tools.executor import ResultCheck, ToolExecutor
+from .tools.executor import ResultCheck, ResultView, ToolExecutor
 from .tools.fingerprints import LogFingerprints
 from .tools.quotas import build_quotas
 from .transport import McpEndpoint, http_error
@@ -59,8 +59,8 @@ def _find_manifest(bases: list[Path], name: str) -> Path | None:
 
 def bind_business_manifest(
     settings: Settings, business: Business
-) -> tuple[ResultCheck | None, dict[str, dict[str, Any]]]:
-    """The manifest's result check and output schemas.
+) -> tuple[ResultCheck | None, ResultView | None, dict[str, dict[str, Any]]]:
+    """The manifest's result check, the view that settles the text the model reads, and the output schemas.
 
     A business that no manifest describes (no file in MANIFEST_DIR or the default locations) is served
     unchecked, with a warning naming the path looked at. A MANIFEST_DIR without the business's file while a
@@ -86,12 +86,12 @@ def bind_business_manifest(
             business.name,
             path,
         )
-        return None, {}
+        return None, None, {}
     from .manifest import bind_manifest  # raises ManifestError at start when the manifest is invalid
 
     bound = bind_manifest(business, path)
     schemas = {spec.name: s for spec in business.tools if (s := bound.output_schema(spec.name)) is not None}
-    return bound.check, schemas
+    return bound.check, bound.model_text, schemas
 
 
 def add_protected_resource_metadata(app: FastAPI, authenticator: Authenticator, business: Business) -> None:
@@ -121,7 +121,7 @@ def create_server(
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
-    result_check, output_schemas = bind_business_manifest(settings, business)
+    result_check, result_view, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(
         settings, logger, functools.partial(build_circuit_store, settings, logger)
@@ -141,7 +141,7 @@ def create_server(
         lambda: quota_store or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, quotas
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, quotas, result_view
     )
     idempotency = idempotency or build_store("idempotency", settings)
     return McpServer.create(

@@ -53,6 +53,8 @@ from .spec import ToolSpec
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
+# Settles the text the model reads (an `entities` result's sentence and its model-visible projection).
+ResultView = Callable[[str, ToolResult], ToolResult]
 # A business's own exception -> (result code, message the client sees) rows.
 ErrorMap = Mapping[type[BaseException], tuple[int, str]]
 
@@ -193,8 +195,10 @@ class ToolExecutor:
         error_map: ErrorMap | None = None,
         fingerprints: LogFingerprints | None = None,
         quotas: Quotas | None = None,
+        result_view: ResultView | None = None,
     ) -> None:
         self.result_check = result_check
+        self.result_view = result_view
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
@@ -326,6 +330,8 @@ class ToolExecutor:
         if not_json is not None:
             message = f"Tool '{call.spec.name}' returned a result that is not valid JSON: {not_json}"
             return call.contract_violation("ResultNotJson", message, reason=not_json)
+        if self.result_view is not None:
+            value = self.result_view(call.spec.name, value)
         if self.result_check is not None:
             violations = self.result_check(call.spec.name, value)
             if violations:

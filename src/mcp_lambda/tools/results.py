@@ -90,6 +90,10 @@ class ToolResult(BaseModel):
     content: list[dict[str, Any]] = []
     structured_content: Any = None
     is_error: bool = False
+    # Set by `entities`: the server rewrites the text as `sentence` followed by the manifest's model-visible
+    # projection (the builder cannot: only the manifest knows which fields the model may see). Never on the wire.
+    sentence: str | None = None
+    append_projection: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         """The result as tools/call answers it: `{"content", "structuredContent"?, "isError"?}`."""
@@ -99,6 +103,23 @@ class ToolResult(BaseModel):
         if self.is_error:
             wire["isError"] = True
         return wire
+
+    def with_text(self, value: str) -> ToolResult:
+        """The same result with its first text block's text replaced (the text the model reads).
+
+        Args:
+            value: The new text.
+
+        Returns:
+            A copy whose projection is settled (`append_projection` false).
+        """
+        content = list(self.content)
+        index = next((i for i, block in enumerate(content) if block.get("type") == "text"), None)
+        if index is None:
+            content.insert(0, text(value))
+        else:
+            content[index] = {**content[index], "text": value}
+        return self.model_copy(update={"content": content, "append_projection": False})
 
 
 def text(value: str) -> dict[str, Any]:
@@ -121,18 +142,38 @@ def _json_text(value: Any) -> str:
     return _TEXT_JSON.encode(value)
 
 
-def entities(items: Sequence[Mapping[str, Any]], text: str | None = None) -> ToolResult:
+def entities(
+    items: Sequence[Mapping[str, Any]], text: str | None = None, *, append_projection: bool = True
+) -> ToolResult:
     """An `entities` result: the things the tool found, as its manifest declares them (shown as cards).
+
+    The text the model reads is `text` followed, on the next line, by the model-visible projection of the
+    entities as compact JSON (the fields the manifest declares and does not mark `llm_visible: false`), so an
+    agent that reads only text still sees the ids it passes to other tools (docs/manifest.md).
 
     Args:
         items: The entities, each with its `entity_type` and fields.
-        text: What the model reads first; defaults to the entities as JSON.
+        text: The business's sentence, what the model reads first.
+        append_projection: False when `text` already carries every id the model needs: the text is then
+            `text` alone (a host that reads only text sees nothing more).
 
     Returns:
         A result with `structuredContent = {"entities": [...]}`.
+
+    Raises:
+        ValueError: `append_projection` is false and no `text` is given.
     """
+    if not append_projection and text is None:
+        raise ValueError("entities(append_projection=False) needs the text the model reads")
     structured = {"entities": [dict(item) for item in items]}
-    return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
+    # Until the server applies the manifest, nothing is known to be hidden: the sentence and the whole result.
+    shown = text if text is not None and not append_projection else sentence_and_json(text, structured)
+    return ToolResult(
+        content=[{"type": "text", "text": shown}],
+        structured_content=structured,
+        sentence=text,
+        append_projection=append_projection,
+    )
 
 
 def execution_result(result: Mapping[str, Any], text: str | None = None) -> ToolResult:
@@ -281,6 +322,20 @@ def content_result(
     return ToolResult(
         content=[dict(b) for b in blocks], structured_content=structured_content, is_error=is_error
     )
+
+
+def sentence_and_json(sentence: str | None, value: Any) -> str:
+    """An `entities` result's text: the sentence (when given) and, on the next line, `value` as compact JSON.
+
+    Args:
+        sentence: The business's sentence, or None.
+        value: What the model may see of the result.
+
+    Returns:
+        The text block's text.
+    """
+    encoded = _json_text(value)
+    return encoded if sentence is None else f"{sentence}\n{encoded}"
 
 
 def _text_block(value: str | None, structured: Any) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,10 @@ def manifest() -> Manifest:
 def test_case_1_model_sees_declared_visible_fields_and_one_card(manifest: Manifest) -> None:
     result = entities([ROUTE], text="找到 1 条可用路线。")
     view = model_view(manifest, "search_routes", result)
-    assert view == {"text": "找到 1 条可用路线。", "entities": [{
-        "entity_id": "route_1", "title": "公司到机场", "duration_minutes": 42, "price_yuan": 128,
-        "summary": "预计 42 分钟到达"}]}  # fmt: skip
+    visible = {"entity_id": "route_1", "title": "公司到机场", "duration_minutes": 42, "price_yuan": 128,
+               "summary": "预计 42 分钟到达"}  # fmt: skip
+    projection = json.dumps({"entities": [visible]}, ensure_ascii=False, separators=(",", ":"))
+    assert view == {"text": f"找到 1 条可用路线。\n{projection}", "entities": [visible]}
     assert card_candidates(manifest, "search_routes", result) == [{
         "entity_index": 0, "entity_type": "route", "entity_id": "route_1", "widget_id": "route_result_card",
         "refresh_key": "route_1",
