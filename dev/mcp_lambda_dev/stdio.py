@@ -31,18 +31,10 @@ from mcp_lambda.app import create_server
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer
-from mcp_lambda.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Notification,
-    RpcError,
-    error_response,
-    parse_message,
-    recover_id,
-)
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.protocol.jsonrpc import Notification, RpcError, error_response, parse_message, recover_id
 from mcp_lambda.settings import get_settings
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from mcp_lambda_dev.businesses import load_business
 
 from . import log_format

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,26 +11,27 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
+from .calls.executor import ResultCheck, ResultView, ToolExecutor
+from .calls.fingerprints import LogFingerprints
+from .calls.quotas import build_quotas
 from .downstream import HttpClient
-from .idempotency import IdempotencyStore
 from .observability import ToolLogger, ToolTelemetry, get_logger, log_internal_error, quiet_libraries
 from .platform_api import PlatformApiClient
 from .protocol import McpServer
-from .protocol.jsonrpc import INTERNAL_ERROR
 from .secrets import SecretSource, build_secret_source
-from .sessions import SessionStore
 from .settings import Settings
-from .stores import build_circuit_store, build_store
+from .stores import build_store
+from .stores.exactly_once import IdempotencyStore
+from .stores.sessions import SessionStore
 from .tools import Business
 from .tools.context import Services
-from .tools.executor import ResultCheck, ResultView, ToolExecutor
-from .tools.fingerprints import LogFingerprints
-from .tools.quotas import build_quotas
 from .transport import McpEndpoint, http_error
+from .wire import INTERNAL_ERROR
 
 if TYPE_CHECKING:
-    from .tasks import TaskInvoker, TaskStore
-    from .tools.quotas import QuotaStore
+    from .calls.quotas import QuotaStore
+    from .calls.task_invoke import TaskInvoker
+    from .stores.tasks import TaskStore
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Where a business's manifest is looked for without MANIFEST_DIR: the repo's, or one bundled beside the code.
@@ -123,9 +123,7 @@ def create_server(
     quiet_libraries()
     result_check, result_view, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
-    http = HttpClient.from_settings(
-        settings, logger, functools.partial(build_circuit_store, settings, logger)
-    )
+    http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),
@@ -143,7 +141,7 @@ def create_server(
     executor = ToolExecutor(
         result_check, ToolTelemetry(business.name), business.error_map, fingerprints, quotas, result_view
     )
-    idempotency = idempotency or build_store("idempotency", settings)
+    idempotency = idempotency or build_store("exactly_once", settings)
     return McpServer.create(
         business,
         settings,

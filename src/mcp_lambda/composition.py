@@ -13,27 +13,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .app import create_app, create_server, manifest_path
-from .idempotency import IdempotencyStore
 from .observability import get_logger
-from .sessions import SessionStore
 from .settings import Settings, get_settings
 from .stores import build_store
+from .stores.exactly_once import IdempotencyStore
+from .stores.sessions import SessionStore
 from .tools import Business
-from .tools.business import BusinessError
+from .tools.business import BusinessDefinitionError
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from fastapi import FastAPI
 
+    from .calls.quotas import QuotaStore
+    from .calls.task_invoke import TaskInvoker
     from .protocol import McpServer
     from .secrets import SecretSource
-    from .tasks import TaskInvoker, TaskStore
-    from .tools.quotas import QuotaStore
+    from .stores.tasks import TaskStore
 
 BUSINESSES = "businesses"  # the top-level package whose subpackages are the businesses
 
 
-class BusinessNotFound(BusinessError):
+class BusinessNotFound(BusinessDefinitionError):
     """No package `businesses.<name>` on the path.
 
     Attributes:
@@ -61,7 +62,7 @@ def load_business(name: str) -> Business:
 
     Raises:
         BusinessNotFound: There is no such package.
-        BusinessError: The package does not define `BUSINESS = Business(...)`.
+        BusinessDefinitionError: The package does not define `BUSINESS = Business(...)`.
     """
     try:
         module = importlib.import_module(f"{BUSINESSES}.{name}")
@@ -71,7 +72,7 @@ def load_business(name: str) -> Business:
         raise  # the business exists but imports something missing: that is its own error
     business = getattr(module, "BUSINESS", None)
     if not isinstance(business, Business):
-        raise BusinessError(f"businesses.{name} must define BUSINESS = Business(...)")
+        raise BusinessDefinitionError(f"businesses.{name} must define BUSINESS = Business(...)")
     return business
 
 
@@ -141,13 +142,13 @@ def build_runtime(
 
     Raises:
         BusinessNotFound: The business is not there.
-        BusinessError: The business is malformed.
+        BusinessDefinitionError: The business is malformed.
     """
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
-    idempotency = idempotency or build_store("idempotency", settings)
+    idempotency = idempotency or build_store("exactly_once", settings)
     server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
     return Runtime(
         app=create_app(settings, business, server, logger),

@@ -12,10 +12,11 @@ import pytest
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES
 
 from mcp_lambda.app import create_server
+from mcp_lambda.calls.task_invoke import TaskStartFailed
 from mcp_lambda.observability import get_logger
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore, TaskStartFailed
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda_dev.stdio import StdioTransport
 from mcp_lambda_dev.task_workers import ThreadTaskWorkers
 

@@ -225,8 +225,8 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     from mcp_lambda.composition import BusinessNotFound
     from mcp_lambda.manifest import ManifestError
     from mcp_lambda.settings import SettingsError
-    from mcp_lambda.tools import ToolSignatureError
-    from mcp_lambda.tools.business import BusinessError
+    from mcp_lambda.tools.business import BusinessDefinitionError
+    from mcp_lambda.tools.errors import ToolSignatureError
 
     from ..businesses import not_found
 
@@ -236,7 +236,7 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
         fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
     except BusinessNotFound as exc:
         fail(str(not_found(exc.name)))
-    except BusinessError as exc:
+    except BusinessDefinitionError as exc:
         fail(str(exc))
     except ToolSignatureError as exc:
         fail(f"a tool cannot be served: {exc}")

@@ -82,7 +82,7 @@ class HttpClient:
         reset_seconds: How long an open circuit stays open (rounded up to whole seconds).
         pool: A urllib3 PoolManager to use instead of one made on first use.
         circuit_store: Makes the store of the circuit states on the first call (a fleet-wide one:
-            `mcp_lambda.stores.build_circuit_store`); None keeps them in this client (`MemoryCircuitStore`).
+            `mcp_lambda.stores.build_store("circuits", ...)`); None keeps them in this client (`MemoryCircuitStore`).
         circuit_scope: The first part of every circuit's name and its metrics' `service`: the business.
         circuit_cache_seconds: How long the last state read from the store is trusted (0: read it every call).
     """
@@ -157,7 +157,7 @@ class HttpClient:
                 from .circuits import HostCircuits
 
                 if self._circuit_store is None:
-                    from .circuit_store import MemoryCircuitStore
+                    from ..stores.circuits.memory import MemoryCircuitStore
 
                     store: CircuitBreakerPersistenceLayer = MemoryCircuitStore()
                 else:

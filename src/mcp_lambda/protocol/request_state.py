@@ -16,7 +16,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .jsonrpc import INVALID_PARAMS, RpcError
+from ..wire import INVALID_PARAMS
+from .jsonrpc import RpcError
 
 
 class RequestStateCodec:

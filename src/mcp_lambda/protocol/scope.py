@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..caller import NO_AUTH, RequestAuth
-from ..sessions import Session
+from ..stores.sessions import Session
 from ..tools import InputRequired
 from ..trace_context import TraceContext, parse
-from .jsonrpc import INVALID_REQUEST, RequestId, RpcError, error_response
+from ..wire import INVALID_REQUEST
+from .jsonrpc import RequestId, RpcError, error_response
 from .versions import is_legacy_header
 
 SESSION_HEADER = "mcp-session-id"

@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..aws import AwsBudget
-from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
-from ..sessions import SessionStore
+from ..calls.exactly_once import ExactlyOnceCalls
+from ..calls.executor import ToolExecutor
 from ..settings import Settings
+from ..stores.exactly_once import IdempotencyStore, MemoryIdempotencyStore
+from ..stores.sessions import SessionStore
 from ..tools import Business
 from ..tools.context import Services
-from ..tools.executor import ToolExecutor
 from .contexts import ContextFactory
 from .features import FeatureMethods
 from .legacy import LegacyEra
@@ -22,7 +23,8 @@ from .scope import Inbound, Outbound
 from .task_extension import TaskApi, TasksOnFirstUse
 
 if TYPE_CHECKING:
-    from ..tasks import TaskInvoker, TaskStore
+    from ..calls.task_invoke import TaskInvoker
+    from ..stores.tasks import TaskStore
 
 
 def server_info_of(business: Business) -> dict[str, Any]:
@@ -63,15 +65,15 @@ class McpServer:
             settings.request_state_ttl_seconds,
         )
         page_size = settings.tools_page_size
-        calls = ExactlyOnce(
+        calls = ExactlyOnceCalls(
             executor, idempotency or MemoryIdempotencyStore(), business.name, settings.idempotency_ttl_seconds
         )
         task_methods = None
         if any(spec.task != "forbidden" for spec in business.tools):
 
             def build_task_methods() -> TaskApi:
+                from ..calls.task_invoke import LambdaInvoker  # the first task request loads them
                 from ..stores import build_store
-                from ..tasks import LambdaInvoker  # the first task request loads them
                 from .tasks import TaskMethods, TaskSettings
 
                 return TaskMethods(

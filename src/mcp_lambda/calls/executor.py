@@ -31,25 +31,14 @@ from ..observability import (
     summarize_arguments,
     trace_id_on_lines,
 )
+from ..tools.context import SecretUnavailable, ToolContext
+from ..tools.inputs import InputRequired
+from ..tools.results import ResultCode, ToolResult, business_error, system_error
+from ..tools.spec import ToolSpec
 from ..trace_context import active
-from .context import SecretUnavailable, ToolContext
 from .fingerprints import LogFingerprints
-from .inputs import InputRequired
 from .quotas import QuotaExceeded, Quotas
 from .rate_limits import RateLimited, RateLimits
-from .results import (
-    DEADLINE_EXCEEDED,
-    DOWNSTREAM_UNAVAILABLE,
-    INTERNAL_ERROR,
-    INVALID_ARGUMENTS,
-    RATE_LIMITED,
-    RESULT_VIOLATES_MANIFEST,
-    SECRET_UNAVAILABLE,
-    ToolResult,
-    business_error,
-    system_error,
-)
-from .spec import ToolSpec
 
 # Checks a result against the business contract; returns one message per violation (empty = valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
@@ -97,15 +86,17 @@ def _retry_after(exc: Any) -> dict[str, Any]:
     return {"retry_after_ms": exc.retry_after_ms} if exc.retry_after_ms is not None else {}
 
 
-INTERNAL = ErrorRule(INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True)
+INTERNAL = ErrorRule(
+    ResultCode.INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True
+)
 FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
     ValidationError: ErrorRule(
-        INVALID_ARGUMENTS,
+        ResultCode.INVALID_ARGUMENTS,
         "invalid_arguments",
         lambda spec, exc: f"Invalid arguments for tool '{spec.name}': {describe_validation_error(exc)}",
     ),
     SecretUnavailable: ErrorRule(
-        SECRET_UNAVAILABLE,
+        ResultCode.SECRET_UNAVAILABLE,
         "system_error",
         lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
         # An unreachable secret service may come back; a missing or unreadable secret needs a person.
@@ -119,7 +110,7 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         },
     ),
     RateLimited: ErrorRule(
-        RATE_LIMITED,
+        ResultCode.RATE_LIMITED,
         "rate_limited",
         lambda spec, exc: (
             f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
@@ -127,7 +118,7 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         advice=_retry_after,
     ),
     QuotaExceeded: ErrorRule(
-        RATE_LIMITED,
+        ResultCode.RATE_LIMITED,
         "quota_exceeded",
         lambda spec, exc: (
             f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
@@ -138,13 +129,13 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
     DeadlineExceeded: ErrorRule(
-        DEADLINE_EXCEEDED,
+        ResultCode.DEADLINE_EXCEEDED,
         "system_error",
         lambda spec, exc: f"Tool '{spec.name}' did not finish before the request deadline; retry later.",
         log_level="warning",
     ),
     DownstreamTimeout: ErrorRule(
-        DEADLINE_EXCEEDED,
+        ResultCode.DEADLINE_EXCEEDED,
         "system_error",
         lambda spec, exc: (
             f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later."
@@ -152,7 +143,7 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         log_level="warning",
     ),
     DownstreamUnavailable: ErrorRule(
-        DOWNSTREAM_UNAVAILABLE,
+        ResultCode.DOWNSTREAM_UNAVAILABLE,
         "system_error",
         lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
         log_level="warning",
@@ -419,8 +410,8 @@ class _Call:
         return build(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
 
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
-        self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
-        return system_error(RESULT_VIOLATES_MANIFEST, message)
+        self.finish("system_error", ResultCode.RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
+        return system_error(ResultCode.RESULT_VIOLATES_MANIFEST, message)
 
 
 def _admitted(**kwargs: Any) -> None:
