@@ -35,6 +35,7 @@ from ..tools.context import SecretUnavailable, ToolContext
 from ..tools.inputs import InputRequired
 from ..tools.results import ResultCode, ToolResult, business_error, system_error
 from ..tools.spec import ToolSpec
+from ..tools.strict_json import json_problem
 from ..trace_context import active
 from .fingerprints import LogFingerprints
 from .quotas import QuotaExceeded, Quotas
@@ -124,7 +125,7 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
             f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
             f"{math.ceil(exc.retry_after_ms / 1000)} s."
         ),
-        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "details": {"quota": exc.quota}},
+        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "fields": {"quota": exc.quota}},
         log_fields=lambda exc: {"quota": exc.quota},
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
@@ -420,11 +421,13 @@ def _admitted(**kwargs: Any) -> None:
 
 
 # Made once: json.dumps with any option makes an encoder per call.
-_STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 _ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
+    if spec.null_means_absent:
+        # A null for an optional argument whose schema has none is "not given" (docs/tools.md): the default.
+        arguments = {k: v for k, v in arguments.items() if v is not None or k not in spec.null_means_absent}
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
         validated = spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments)))
@@ -440,36 +443,3 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
         return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
     # On a worker thread, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
     return run_blocking_until(ctx.deadline, spec.fn, **kwargs)
-
-
-def json_problem(value: Any) -> str | None:
-    """None when `value` encodes as strict JSON (no NaN/Infinity); else where and why it does not."""
-    try:
-        _STRICT_JSON.encode(value)
-        return None
-    except (ValueError, TypeError, RecursionError):
-        return _locate(value, "result", 0) or "result cannot be encoded as JSON"
-
-
-def _locate(value: Any, path: str, depth: int) -> str | None:
-    if depth > 64:
-        return f"{path} is nested too deeply"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{path} is {value!r} (not a JSON number)"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                return f"{path} has a key of type {type(key).__name__}"
-            found = _locate(item, f"{path}.{key}", depth + 1)
-            if found:
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            found = _locate(item, f"{path}[{index}]", depth + 1)
-            if found:
-                return found
-        return None
-    if value is None or isinstance(value, str | int | float | bool):
-        return None
-    return f"{path} is a {type(value).__name__} (not JSON)"

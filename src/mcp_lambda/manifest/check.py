@@ -200,6 +200,11 @@ def _check_error(tool: str, structured: dict[str, Any], out: list[str]) -> None:
         out.append(
             f"{tool}: error result: structuredContent.suggested_action must be one of {', '.join(SUGGESTED_ACTIONS)}"
         )
+    details = structured.get("details")
+    if "details" in structured and not isinstance(details, dict):
+        out.append(
+            f"{tool}: error result: structuredContent.details must be an object, got {json_type(details)}"
+        )
     after = structured.get("retry_after_ms")
     valid_after = _MATCHES["int"](after) and isinstance(after, int) and after >= 0
     if ("retry_after_ms" in structured or retryable is True) and not valid_after:

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .strict_json import strict_object
+
 
 class ResultCode(IntEnum):
     """The framework's own result codes (an error result's `structuredContent.code`), reserved: `business_error`
@@ -42,6 +44,7 @@ FRAMEWORK_CODES = frozenset(int(code) for code in ResultCode)
 # What an agent should do about an error result (docs/errors.md): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
 DEFAULT_RETRY_AFTER_MS = 1000
+
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
     ResultCode.INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
@@ -190,9 +193,10 @@ def business_error(
     retryable: bool | None = None,
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """A business's error result: `isError: true` and `structuredContent = {code, message, retryable,
-    suggested_action, retry_after_ms?}`.
+    suggested_action, retry_after_ms?, details?}`.
 
     What is not given comes from the code's family (`error_advice`); `retry_after_ms` is present whenever the
     error is retryable (default 1000).
@@ -203,20 +207,24 @@ def business_error(
         retryable: Whether calling again may succeed; default by code family.
         retry_after_ms: How long to wait before a retry (an int >= 0).
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code family and `retryable`.
+        details: What the agent can act on, as data rather than prose (the free slots, the nearest valid
+            value): a JSON object with string keys and strict JSON values, sent as `structuredContent.details`.
 
     Returns:
         The error-branch ToolResult.
 
     Raises:
-        ValueError: `code` is a framework code, or the advice is not one the contract knows.
-        TypeError: `code` is not an int.
+        ValueError: `code` is a framework code, the advice is not one the contract knows, or `details` is not
+            strict JSON (NaN, a set, a non-string key...).
+        TypeError: `code` is not an int, or `details` is not a mapping.
     """
     if _int_code(code, "business_error") in FRAMEWORK_CODES:
         raise ValueError(
             f"business_error code {code} is reserved for the framework's own errors "
             f"({', '.join(map(str, sorted(FRAMEWORK_CODES)))}); use a code of the business's own"
         )
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action)
+    fields = {"details": strict_object(details, "business_error details")} if details is not None else None
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
 
 
 def system_error(
@@ -226,7 +234,7 @@ def system_error(
     retryable: bool | None = None,
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
-    details: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """The framework's own error result: the wire shape of `business_error`, with a reserved code.
 
@@ -239,7 +247,7 @@ def system_error(
         retryable: Whether calling again may succeed; default by code (`error_advice`).
         retry_after_ms: How long to wait before a retry (an int >= 0).
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code and `retryable`.
-        details: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
+        fields: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
             they never replace the fields above.
 
     Returns:
@@ -251,7 +259,7 @@ def system_error(
     """
     if _int_code(code, "system_error") not in FRAMEWORK_CODES:
         raise ValueError(f"system_error code {code} is not a framework code; a business uses business_error")
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action, details)
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
 
 
 def _int_code(code: Any, builder: str) -> int:
@@ -266,7 +274,7 @@ def _error_result(
     retryable: bool | None,
     retry_after_ms: int | None,
     suggested_action: str | None,
-    details: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     default_retryable, default_action = error_advice(code)
     retryable = default_retryable if retryable is None else retryable
@@ -288,7 +296,7 @@ def _error_result(
     }
     if retryable or retry_after_ms is not None:
         structured["retry_after_ms"] = DEFAULT_RETRY_AFTER_MS if retry_after_ms is None else retry_after_ms
-    for key, value in (details or {}).items():
+    for key, value in (fields or {}).items():
         structured.setdefault(key, value)
     return ToolResult(
         content=[{"type": "text", "text": message}], structured_content=structured, is_error=True

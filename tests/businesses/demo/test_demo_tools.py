@@ -121,3 +121,6 @@ def test_a_price_drop_needs_a_target_below_the_price(client: McpTestClient) -> N
         codes.TARGET_PRICE_REQUIRED,
         codes.TARGET_PRICE_NOT_BELOW_CURRENT,
     )
+    # The nearest valid target as data: the agent offers it without parsing the message.
+    assert too_high.details == {"current_price_yuan": 129, "highest_valid_target_yuan": 128}
+    assert missing.details is None
