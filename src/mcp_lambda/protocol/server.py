@@ -100,8 +100,10 @@ class McpServer:
         features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
         info = server_info_of(business)
         return cls(
-            LegacyEra(business, tools, features, sessions, info),
-            ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms, task_methods),
+            LegacyEra(business, tools, features, sessions, info, services.logger),
+            ModernEra(
+                business, tools, features, rounds, info, settings.list_ttl_ms, task_methods, services.logger
+            ),
             task_methods,
         )
 
