@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from mcp_lambda.app import create_server
+from mcp_lambda.composition import build_server
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         workers = ThreadTaskWorkers(logger)
         # The one session of a stdio process lives in the process (SESSION_STORE does not apply).
         sessions = MemorySessionStore(PROCESS_SESSION_TTL_SECONDS)
-        server = create_server(settings, business, sessions, invoker=workers)
+        server = build_server(settings, business, sessions, invoker=workers)
         workers.bind(server)
     except StartupError as exc:  # a setting, the business, a tool signature or the manifest
         print(f"stdio: {exc}", file=sys.stderr)

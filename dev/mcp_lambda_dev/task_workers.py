@@ -21,7 +21,7 @@ from mcp_lambda.protocol import McpServer
 class ThreadTaskWorkers:
     """A `TaskInvoker` that runs each task's worker on a daemon thread of this process.
 
-    Build it first, give it to `create_server` as the invoker, then `bind` it to the server that was built: the
+    Build it first, give it to `build_server` as the invoker, then `bind` it to the server that was built: the
     server needs the invoker and the workers need the server.
 
     Args:

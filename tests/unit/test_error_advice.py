@@ -1,4 +1,4 @@
-"""Every error result tells the agent whether and when to retry, and what to do instead (seed 001 §2.2)."""
+"""Every error result tells the agent whether and when to retry, and what to do instead (docs/errors.md)."""
 
 from __future__ import annotations
 

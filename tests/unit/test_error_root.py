@@ -34,7 +34,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.errors.ToolFailure": (ToolFailure, ()),
     "mcp_lambda.errors.RequestRefused": (RequestRefused, ()),
     # Startup
-    "mcp_lambda.settings.SettingsError": (StartupError, (ValueError,)),
+    "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
@@ -59,7 +59,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
     "mcp_lambda.calls.quotas.QuotaExceeded": (ToolFailure, ()),
-    "mcp_lambda.calls.executor.ToolCrashed": (ToolFailure, ()),
+    "mcp_lambda.calls.error_table.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
@@ -71,7 +71,6 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
     "mcp_lambda.stores.table.ConditionFailed": (McpLambdaError, ()),
-    "mcp_lambda.calls.claims.Claimed": (McpLambdaError, ()),
     "mcp_lambda.calls.claims.NotStored": (McpLambdaError, ()),
     "mcp_lambda.stores.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
     "mcp_lambda.stores.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),

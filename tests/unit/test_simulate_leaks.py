@@ -45,7 +45,7 @@ def _simulate(tmp_path: Path, arguments: str) -> subprocess.CompletedProcess[str
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "dev"), str(ROOT), str(tmp_path)]),
         "MANIFEST_DIR": str(tmp_path / "manifest"),
     }
-    command = [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--business", "clinic"]
+    command = [sys.executable, "-m", "mcp_lambda_dev.simulate", "--business", "clinic"]
     return subprocess.run(
         [*command, "--tool", "find_doctor", "--args", arguments, "--format", "json"],
         capture_output=True,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES
 
-from mcp_lambda.app import create_server
 from mcp_lambda.calls.task_invoke import TaskStartFailed
+from mcp_lambda.composition import build_server
 from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore
@@ -30,7 +30,7 @@ SETTINGS = Settings(business=TASK_BUSINESS.name, aws_lambda_function_name=None, 
 def _transport() -> tuple[StdioTransport, ThreadTaskWorkers]:
     logger = get_logger(TASK_BUSINESS.name)
     workers = ThreadTaskWorkers(logger)
-    server = create_server(
+    server = build_server(
         SETTINGS, TASK_BUSINESS, MemorySessionStore(), tasks=MemoryTaskStore(), invoker=workers
     )
     workers.bind(server)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_lambda.app import manifest_path
 from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import BoundManifest, bind_manifest
+from mcp_lambda.manifest.locate import manifest_path
 from mcp_lambda.manifest.visibility import project_fields
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolResult

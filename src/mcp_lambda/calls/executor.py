@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ..deadlines import DeadlineExceeded, run_blocking_until, run_until
-from ..downstream import DownstreamTimeout, DownstreamUnavailable
-from ..errors import ToolFailure
+from ..deadlines import run_blocking_until, run_until
 from ..observability import (
     NoTelemetry,
     ToolTelemetry,
@@ -31,127 +26,20 @@ from ..observability import (
     summarize_arguments,
     trace_id_on_lines,
 )
-from ..tools.context import SecretUnavailable, ToolContext
+from ..strict_json import json_problem
+from ..tools.context import ToolContext
 from ..tools.inputs import InputRequired
 from ..tools.results import ResultCode, ToolResult, business_error, system_error
 from ..tools.spec import ToolSpec
-from ..tools.strict_json import json_problem
 from ..trace_context import active
+from .error_table import FRAMEWORK_ERRORS, INTERNAL, ErrorMap, ErrorRule, ToolCrashed, business_rule
 from .fingerprints import LogFingerprints
 from .quotas import QuotaExceeded, Quotas
-from .rate_limits import RateLimited, RateLimits
+from .rate_limits import RateLimits
 
-# Checks a result against the business contract; returns one message per violation (empty = valid).
-ResultCheck = Callable[[str, ToolResult], list[str]]
-# Settles the text the model reads (an `entities` result's sentence and its model-visible projection).
-ResultView = Callable[[str, ToolResult], ToolResult]
-# A business's own exception -> (result code, message the client sees) rows.
-ErrorMap = Mapping[type[BaseException], tuple[int, str]]
+if TYPE_CHECKING:
+    from ..manifest.bound import ResultCheck, ResultView
 
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One clause per bad field, naming the field path (never echoing the value)."""
-    clauses = []
-    for error in exc.errors():
-        path = ".".join(str(part) for part in error["loc"]) or "arguments"
-        message = error["msg"]
-        if error["type"] == "extra_forbidden":
-            message = "unknown argument"
-        clauses.append(f"{path}: {message}")
-    return "; ".join(clauses)
-
-
-@dataclass(frozen=True)
-class ErrorRule:
-    """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
-
-    code: int
-    outcome: (
-        str  # "invalid_arguments" | "rate_limited" | "quota_exceeded" | "system_error" | "business_error"
-    )
-    message: Callable[[ToolSpec, Any], str]
-    log_level: str = "info"  # "exception" logs the stack too
-    error_id: bool = False  # the client gets an id to quote; the log line carries the same id
-    # Overrides of the code's retry advice that depend on the exception (the error builder's keyword arguments).
-    advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
-    # Fields the log line adds to diagnose the exception (names and places, never values).
-    log_fields: Callable[[Any], dict[str, Any]] = lambda exc: {}
-
-
-def _internal_message(spec: ToolSpec, error_id: str) -> str:
-    return f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
-
-
-def _retry_after(exc: Any) -> dict[str, Any]:
-    # When the failure knows how long to wait (a rate window, an open circuit); otherwise the code's default.
-    return {"retry_after_ms": exc.retry_after_ms} if exc.retry_after_ms is not None else {}
-
-
-INTERNAL = ErrorRule(
-    ResultCode.INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True
-)
-FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
-    ValidationError: ErrorRule(
-        ResultCode.INVALID_ARGUMENTS,
-        "invalid_arguments",
-        lambda spec, exc: f"Invalid arguments for tool '{spec.name}': {describe_validation_error(exc)}",
-    ),
-    SecretUnavailable: ErrorRule(
-        ResultCode.SECRET_UNAVAILABLE,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
-        # An unreachable secret service may come back; a missing or unreadable secret needs a person.
-        advice=lambda exc: {"retryable": True} if exc.reason == "unavailable" else {},
-        # A person must fix it: say which secret and where it was looked for (the name, never a value).
-        log_level="error",
-        log_fields=lambda exc: {
-            "secret_name": exc.name,
-            "secret_reason": exc.reason,
-            "looked_in": exc.looked_in,
-        },
-    ),
-    RateLimited: ErrorRule(
-        ResultCode.RATE_LIMITED,
-        "rate_limited",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
-        ),
-        advice=_retry_after,
-    ),
-    QuotaExceeded: ErrorRule(
-        ResultCode.RATE_LIMITED,
-        "quota_exceeded",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
-            f"{math.ceil(exc.retry_after_ms / 1000)} s."
-        ),
-        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "fields": {"quota": exc.quota}},
-        log_fields=lambda exc: {"quota": exc.quota},
-    ),
-    # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
-    DeadlineExceeded: ErrorRule(
-        ResultCode.DEADLINE_EXCEEDED,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' did not finish before the request deadline; retry later.",
-        log_level="warning",
-    ),
-    DownstreamTimeout: ErrorRule(
-        ResultCode.DEADLINE_EXCEEDED,
-        "system_error",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later."
-        ),
-        log_level="warning",
-    ),
-    DownstreamUnavailable: ErrorRule(
-        ResultCode.DOWNSTREAM_UNAVAILABLE,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
-        log_level="warning",
-        advice=_retry_after,
-    ),
-    Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
-}
 # The call finished (the tool answered, possibly with a business error, or its stored answer was replayed)
 # rather than failed.
 FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required", "replayed"})
@@ -163,20 +51,6 @@ class Executed:
 
     result: ToolResult | InputRequired
     outcome: str
-
-
-class ToolCrashed(ToolFailure):
-    """A tool running as a task failed with an unexpected exception: the task fails with a JSON-RPC internal
-    error (already logged, with `error_id`) instead of completing with an error result."""
-
-    def __init__(self, message: str, error_id: str | None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.error_id = error_id
-
-
-def _business_rule(code: int, message: str) -> ErrorRule:
-    return ErrorRule(code, "business_error", lambda spec, exc: message)
 
 
 class ToolExecutor:
@@ -194,7 +68,7 @@ class ToolExecutor:
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
-        business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
+        business_rules = {cls: business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
         self.rate_limits = RateLimits()  # per container
         self.quotas = quotas  # per caller, across the fleet; None when no tool has a quota

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,12 @@ from .models import Manifest
 from .rules import tool_name_problems
 from .schema import output_schema
 from .visibility import with_model_text
+
+# What the executor calls on every result: (tool name, result) -> the problems found (empty: the result is valid).
+ResultCheck = Callable[[str, ToolResult], list[str]]
+# What the executor calls first: the result with the text the model reads settled (an `entities` result's sentence
+# and its model-visible projection).
+ResultView = Callable[[str, ToolResult], ToolResult]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ RequestId = str | int
 class RpcError(RequestRefused):
     """The one error type of the protocol layer: a JSON-RPC error, and the HTTP status and headers to send it with.
 
-    `http_status` None means "the era decides" (200 in a session, the mcp-wire §3 table at 2026-07-28).
+    `http_status` None means "the era decides" (200 in a session, `mcp_lambda.wire.HTTP_STATUS_OF_CODE` at 2026-07-28).
     """
 
     def __init__(

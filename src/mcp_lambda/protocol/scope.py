@@ -25,7 +25,7 @@ class Channel(Protocol):
     The eras ask the channel instead of reading headers themselves where a transport without headers differs.
     """
 
-    # Whether 2026-07-28 requests mirror body fields in headers that must match the body (mcp-wire §4). The 2026
+    # Whether 2026-07-28 requests mirror body fields in headers that must match the body (the Mcp-Method/Mcp-Name headers). The 2026
     # stdio binding: "all request metadata ... is carried inline in the JSON-RPC message body. There is no header
     # layer."
     header_layer: bool
@@ -44,7 +44,7 @@ class Channel(Protocol):
 
 
 class HttpChannel:
-    """Streamable HTTP: era routing by the MCP-Protocol-Version header (mcp-wire §2), sessions by Mcp-Session-Id."""
+    """Streamable HTTP: era routing by the MCP-Protocol-Version header, sessions by Mcp-Session-Id."""
 
     header_layer = True
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from ..calls.executor import ToolCrashed, ToolExecutor
+from ..calls.error_table import ToolCrashed
+from ..calls.executor import ToolExecutor
 from ..calls.task_invoke import TaskInvoker, TaskStartFailed
 from ..stores.tasks import (
     StoredCaller,

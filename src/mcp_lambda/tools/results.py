@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .strict_json import strict_object
+from ..strict_json import strict_object
 
 
 class ResultCode(IntEnum):

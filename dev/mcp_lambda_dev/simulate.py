@@ -1,6 +1,6 @@
 """Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
 
-    simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
+    python -m mcp_lambda_dev.simulate --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
                 [--tool-call-id ID]
 
 Prints the ToolResult, the verdict, the server's warnings and errors for the call, the model-visible view, the
@@ -163,7 +163,7 @@ def evaluate(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The report (the JSON keys of FORMAT=json, plus `replay` with a tool-call id) and extra detail for people
     (status, the tool's own result)."""
-    from mcp_lambda.app import manifest_path
+    from mcp_lambda.manifest.locate import manifest_path
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)
