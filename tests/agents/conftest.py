@@ -71,5 +71,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict
             except (IndexError, ValueError):
                 tail = (logs / f"{name}.stderr").read_text(errors="replace")[-3000:]
                 found[name] = {"failed": f"exit {process.returncode}, no report; stderr:\n{tail}"}
-        print(f"agents: {len(found)} clients in {time.monotonic() - started:.1f} s", file=sys.stderr)
+        (logs / "reports.json").write_text(json.dumps(found, indent=1, ensure_ascii=False), encoding="utf-8")
+        elapsed = time.monotonic() - started
+        print(
+            f"agents: {len(found)} clients in {elapsed:.1f} s; reports in {logs / 'reports.json'}",
+            file=sys.stderr,
+        )
         yield found

@@ -42,20 +42,7 @@ def test_the_model_reads_a_tool_result(reports: dict[str, dict[str, Any]], name:
     assert "About 12 min, 3.6 km, about 22 yuan." in _report(reports, name)["reads"]["call"]
 
 
-# Until issue 28's items 1 and 2 (branch agentview) are merged: strict, so each one passing is noticed.
-NEEDS_MODEL_VIEW = pytest.mark.xfail(strict=True, reason="needs the model-visible projection in the text")
-NEEDS_ERROR_SCHEMA = pytest.mark.xfail(
-    strict=True, reason="needs each outputSchema to admit the error object"
-)
-TEXT_ONLY = {name for name in NAMES if name != "pydantic-ai"}
-TYPESCRIPT_1 = {"typescript-sdk-1", "typescript-sdk-1-stdio", "mcp-remote"}
-
-
-def _marked(names: set[str], mark: pytest.MarkDecorator) -> list[object]:
-    return [pytest.param(name, marks=mark) if name in names else name for name in NAMES]
-
-
-@pytest.mark.parametrize("name", _marked(TYPESCRIPT_1, NEEDS_ERROR_SCHEMA))
+@pytest.mark.parametrize("name", NAMES)
 def test_the_model_reads_an_error_result(reports: dict[str, dict[str, Any]], name: str) -> None:
     """The message reaches the model, and the code and suggested_action reach whoever the framework gives them."""
     report = _report(reports, name)
@@ -73,7 +60,7 @@ def test_the_model_reads_an_error_result(reports: dict[str, dict[str, Any]], nam
         assert {key: surfaced.get(key) for key in ERROR_FIELDS} == ERROR_FIELDS
 
 
-@pytest.mark.parametrize("name", _marked(TEXT_ONLY, NEEDS_MODEL_VIEW))
+@pytest.mark.parametrize("name", NAMES)
 def test_the_model_chains_search_to_subscribe_from_what_it_read(
     reports: dict[str, dict[str, Any]], name: str
 ) -> None:
