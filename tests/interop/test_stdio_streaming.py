@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from tests.support.dev_only import blocking_launcher
 
 pytestmark = pytest.mark.interop
 
@@ -86,3 +87,29 @@ def test_make_stdio_installs_the_runtime_dependencies_only_and_says_so(tmp_path:
     assert ".[dev]" not in commands
     assert "installing the runtime dependencies" in commands
     assert "-m mcp_lambda_dev.stdio" in commands
+
+
+def test_stdio_serves_with_the_runtime_dependencies_only(tmp_path: Path) -> None:
+    """What `make stdio` loads must be in the runtime install it makes (no dev-only package is importable)."""
+    modern = {
+        key: META[key]
+        for key in ("io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities")
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"_meta": modern, "name": "search_products", "arguments": {"keyword": "cup"}},
+    }
+    paths = os.pathsep.join(str(path) for path in (REPO / "src", REPO / "dev", REPO))
+    done = subprocess.run(
+        [sys.executable, "-c", blocking_launcher("mcp_lambda_dev.stdio", "stdio")],
+        input=json.dumps(call).encode() + b"\n",
+        capture_output=True,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": paths, "BUSINESS": "demo"},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    (answer,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["result"]["structuredContent"]["entities"][0]["entity_type"] == "product_list"
