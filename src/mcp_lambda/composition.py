@@ -168,7 +168,7 @@ def build_server(
     """
     logger = get_logger(business.name, settings.log_format)
     configure_process()
-    result_check, output_schemas = bind_business_manifest(settings, business)
+    result_check, result_view, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
     services = Services(
@@ -185,7 +185,7 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
     )
     contexts = ContextFactory(services)
     rounds = Rounds(
@@ -234,8 +234,10 @@ def build_server(
     features = FeatureMethods(business, contexts, rounds, page_size, logger, skills)
     info = server_info_of(business)
     return McpServer(
-        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),
-        ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
+        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info, logger),
+        ModernEra(
+            business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
+        ),
         task_methods,
     )
 
