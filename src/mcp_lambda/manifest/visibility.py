@@ -131,20 +131,82 @@ def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str
     entry = manifest.tools.get(tool)
     if result.is_error or entry is None or entry.output.kind != "entities":
         return []
-    texts = [block["text"] for block in result.content if isinstance(block.get("text"), str)]
-    if not texts:
+    text = "\n".join(block["text"] for block in result.content if isinstance(block.get("text"), str))
+    entities = list(declared_entities(manifest, result.structured_content))
+    # The common case, fast: no hidden value is in the text at all (only the fields on a way to a hidden one).
+    suspects: list[str] = []
+    for _, entity, spec in entities:
+        _hidden_strings(hidden_node(spec), entity, suspects)
+    if not any(value in text for value in suspects):
         return []
     hidden: list[tuple[str, str]] = []
     visible: list[str] = []
-    for index, entity, spec in declared_entities(manifest, result.structured_content):
+    for index, entity, spec in entities:
         for name, field in spec.fields.items():
             if name in entity and name != "entity_type":
                 _split(field, entity[name], f"entities[{index}].{name}", hidden, visible)
     leaks: dict[str, None] = {}  # ordered, each path once
     for path, value in hidden:
-        if any(value in text for text in texts) and not any(value in shown for shown in visible):
+        if value in text and not any(value in shown for shown in visible):
             leaks[path] = None
     return list(leaks)
+
+
+# What of a declared value is hidden: ALL of it, nothing (None), ("object", {field: node}) or ("array", node of
+# the items), keeping only the ways that lead to a hidden field. Computed once per entity spec.
+ALL = "all"
+_HIDDEN_NODES: dict[int, tuple[EntitySpec, Any]] = {}
+
+
+def hidden_node(spec: EntitySpec) -> Any:
+    """The ways to the hidden fields of an entity spec (`entity_type` left out), cached per spec.
+
+    Args:
+        spec: An entity spec.
+
+    Returns:
+        The pruned node `_hidden_strings` walks; None when nothing of the entity is hidden.
+    """
+    cached = _HIDDEN_NODES.get(id(spec))
+    if cached is not None and cached[0] is spec:
+        return cached[1]
+    fields = {name: field for name, field in spec.fields.items() if name != "entity_type"}
+    node = _object_node(fields)
+    _HIDDEN_NODES[id(spec)] = (spec, node)  # the spec is held, so its id is not reused while cached
+    return node
+
+
+def _object_node(fields: Mapping[str, FieldSpec]) -> Any:
+    children = {name: child for name, field in fields.items() if (child := _node(field)) is not None}
+    return ("object", children) if children else None
+
+
+def _node(spec: FieldSpec) -> Any:
+    if not spec.llm_visible:
+        return ALL
+    if spec.type == "object" and spec.properties:
+        return _object_node(spec.properties)
+    if spec.type == "array" and spec.items is not None:
+        items = _node(spec.items)
+        return ("array", items) if items is not None else None
+    return None
+
+
+def _hidden_strings(node: Any, value: Any, out: list[str]) -> None:
+    """The strings of `value` the node marks hidden (as `_split` sorts them), MIN_LEAK_LENGTH or longer."""
+    if node is None:
+        return
+    if node == ALL:
+        out.extend(text for text in _strings(value) if len(text) >= MIN_LEAK_LENGTH)
+        return
+    kind, sub = node
+    if kind == "object" and isinstance(value, Mapping):
+        for name, child in sub.items():
+            if name in value:
+                _hidden_strings(child, value[name], out)
+    elif kind == "array" and isinstance(value, list):
+        for item in value:
+            _hidden_strings(sub, item, out)
 
 
 def _project(spec: FieldSpec | None, value: Any) -> Any:
@@ -153,7 +215,8 @@ def _project(spec: FieldSpec | None, value: Any) -> Any:
     if spec.type == "object" and spec.properties and isinstance(value, Mapping):
         return project_fields(spec.properties, value)
     if spec.type == "array" and spec.items is not None and isinstance(value, list):
-        return [_project(spec.items, item) for item in value]
+        # Items marked llm_visible: false are the card's: the model sees the list without them.
+        return [_project(spec.items, item) for item in value] if spec.items.llm_visible else []
     return value
 
 
