@@ -29,7 +29,7 @@ LAYERS = (
     "transport",
     "protocol | auth",
     "calls",
-    "manifest",
+    "manifest | skills",
     "tools",
     "platform_api | secrets",
     "downstream",
