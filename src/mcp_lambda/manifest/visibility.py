@@ -112,7 +112,9 @@ def with_model_text(manifest: Manifest, tool: str, result: ToolResult) -> ToolRe
     return result.with_text(sentence_and_json(result.sentence, projection))
 
 
-def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str]:
+def leaked_fields(
+    manifest: Manifest, tool: str, result: ToolResult, hidden: Mapping[str, Any] | None = None
+) -> list[str]:
     """The hidden fields whose value the result's text carries: one path per leak, never the value.
 
     A hidden field is one declared `llm_visible: false` (its whole value, inside included); a string of
@@ -124,6 +126,7 @@ def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str
         manifest: The manifest.
         tool: The tool that answered.
         result: Its result.
+        hidden: `hidden_node` of each entity type, compiled once (the run-time check's); None computes them.
 
     Returns:
         Paths such as `entities[0].products[1].detail_url`, in order.
@@ -136,44 +139,38 @@ def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str
     # The common case, fast: no hidden value is in the text at all (only the fields on a way to a hidden one).
     suspects: list[str] = []
     for _, entity, spec in entities:
-        _hidden_strings(hidden_node(spec), entity, suspects)
+        node = hidden.get(entity["entity_type"]) if hidden is not None else hidden_node(spec)
+        _hidden_strings(node, entity, suspects)
     if not any(value in text for value in suspects):
         return []
-    hidden: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = []  # (path, hidden string)
     visible: list[str] = []
     for index, entity, spec in entities:
         for name, field in spec.fields.items():
             if name in entity and name != "entity_type":
-                _split(field, entity[name], f"entities[{index}].{name}", hidden, visible)
+                _split(field, entity[name], f"entities[{index}].{name}", found, visible)
     leaks: dict[str, None] = {}  # ordered, each path once
-    for path, value in hidden:
+    for path, value in found:
         if value in text and not any(value in shown for shown in visible):
             leaks[path] = None
     return list(leaks)
 
 
 # What of a declared value is hidden: ALL of it, nothing (None), ("object", {field: node}) or ("array", node of
-# the items), keeping only the ways that lead to a hidden field. Computed once per entity spec.
+# the items), keeping only the ways that lead to a hidden field.
 ALL = "all"
-_HIDDEN_NODES: dict[int, tuple[EntitySpec, Any]] = {}
 
 
 def hidden_node(spec: EntitySpec) -> Any:
-    """The ways to the hidden fields of an entity spec (`entity_type` left out), cached per spec.
+    """The ways to the hidden fields of an entity spec (`entity_type` left out); compile it once per manifest.
 
     Args:
         spec: An entity spec.
 
     Returns:
-        The pruned node `_hidden_strings` walks; None when nothing of the entity is hidden.
+        The pruned node `leaked_fields` walks first; None when nothing of the entity is hidden.
     """
-    cached = _HIDDEN_NODES.get(id(spec))
-    if cached is not None and cached[0] is spec:
-        return cached[1]
-    fields = {name: field for name, field in spec.fields.items() if name != "entity_type"}
-    node = _object_node(fields)
-    _HIDDEN_NODES[id(spec)] = (spec, node)  # the spec is held, so its id is not reused while cached
-    return node
+    return _object_node({name: field for name, field in spec.fields.items() if name != "entity_type"})
 
 
 def _object_node(fields: Mapping[str, FieldSpec]) -> Any:
