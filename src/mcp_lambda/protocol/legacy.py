@@ -291,6 +291,7 @@ class LegacyEra:
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
+            stream=inbound.stream,
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:

@@ -203,6 +203,7 @@ class ModernEra:
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
+            stream=inbound.stream,
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:
