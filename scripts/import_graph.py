@@ -29,6 +29,7 @@ LAYERS = (
     "transport",
     "protocol | auth",
     "stores",
+    "apps",
     "manifest | sessions | idempotency | tasks",
     "tools",
     "platform_api | secrets | caller",

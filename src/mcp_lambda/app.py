@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from .apps import CardViewSet
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
 from .downstream import HttpClient
 from .idempotency import IdempotencyStore
@@ -30,6 +31,7 @@ from .tools.quotas import build_quotas
 from .transport import McpEndpoint, http_error
 
 if TYPE_CHECKING:
+    from .manifest import Manifest
     from .tasks import TaskInvoker, TaskStore
     from .tools.quotas import QuotaStore
 
@@ -59,8 +61,8 @@ def _find_manifest(bases: list[Path], name: str) -> Path | None:
 
 def bind_business_manifest(
     settings: Settings, business: Business
-) -> tuple[ResultCheck | None, dict[str, dict[str, Any]]]:
-    """The manifest's result check and output schemas.
+) -> tuple[ResultCheck | None, dict[str, dict[str, Any]], Manifest | None]:
+    """The manifest's result check, output schemas and the manifest itself (its card bindings).
 
     A business that no manifest describes (no file in MANIFEST_DIR or the default locations) is served
     unchecked, with a warning naming the path looked at. A MANIFEST_DIR without the business's file while a
@@ -86,12 +88,12 @@ def bind_business_manifest(
             business.name,
             path,
         )
-        return None, {}
+        return None, {}, None
     from .manifest import bind_manifest  # raises ManifestError at start when the manifest is invalid
 
     bound = bind_manifest(business, path)
     schemas = {spec.name: s for spec in business.tools if (s := bound.output_schema(spec.name)) is not None}
-    return bound.check, schemas
+    return bound.check, schemas, bound.manifest
 
 
 def add_protected_resource_metadata(app: FastAPI, authenticator: Authenticator, business: Business) -> None:
@@ -121,7 +123,8 @@ def create_server(
     """The protocol server for `business`, whatever transport carries it (HTTP here; stdio in dev/)."""
     logger = get_logger(business.name, settings.log_format)
     quiet_libraries()
-    result_check, output_schemas = bind_business_manifest(settings, business)
+    result_check, output_schemas, manifest = bind_business_manifest(settings, business)
+    views = CardViewSet.build(business, manifest)  # raises CardViewError at start when they do not fit
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(
         settings, logger, functools.partial(build_circuit_store, settings, logger)
@@ -154,6 +157,7 @@ def create_server(
         idempotency,
         tasks=tasks,
         invoker=invoker,
+        views=views,
     )
 
 

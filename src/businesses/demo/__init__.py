@@ -3,15 +3,18 @@
 search_routes (a route card with history refresh), search_routes_for_reference (the same entity, no card),
 search_products (a product list card whose items the model may narrow), subscribe_product (an action result);
 list_subscriptions shows each caller only its own alerts; check_stock asks a live inventory service over HTTP
-(the downstream example, `stock`); export_trip_plan is a long-running export that runs
+(the downstream example, `stock`); refresh_route is the route card's Refresh button (app-only, never seen
+by the model); export_trip_plan is a long-running export that runs
 as a task for clients that take tasks. Error codes are in `codes`. The contract itself is manifest/demo.yaml.
 """
 
-from mcp_lambda.tools import Business
+from pathlib import Path
+
+from mcp_lambda.tools import Business, CardAction, CardViews
 
 from .exports import export_trip_plan
 from .products import list_subscriptions, search_products, subscribe_product
-from .routes import search_routes, search_routes_for_reference
+from .routes import refresh_route, search_routes, search_routes_for_reference
 from .stock import check_stock
 
 BUSINESS = Business(
@@ -33,5 +36,19 @@ BUSINESS = Business(
         list_subscriptions,
         check_stock,
         export_trip_plan,
+        refresh_route,
     ],
+    # MCP Apps hosts (Claude, ChatGPT, VS Code, ...) show the manifest's cards as views (docs/cards.md): the
+    # generic view for both widgets, images from the two image hosts, and a Refresh button on the route card.
+    card_views=CardViews(
+        directory=Path(__file__).parent / "views",
+        image_domains=("https://img.example.com", "https://maps.example.com"),
+        actions={
+            "route_result_card": [
+                CardAction(
+                    tool="refresh_route", label="Refresh with traffic", arguments={"route_id": "route_id"}
+                )
+            ]
+        },
+    ),
 )

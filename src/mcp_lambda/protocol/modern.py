@@ -87,8 +87,9 @@ class ModernEra:
             if mirrored:
                 self.param_headers[spec.name] = mirrored
 
-    def capabilities(self) -> dict[str, Any]:
-        capabilities = {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+    def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
+        served = self.features.capabilities({"listChanged": False}, client_capabilities)
+        capabilities = {"tools": {"listChanged": False}, **served}
         if self.tasks is not None:
             capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
@@ -232,7 +233,7 @@ class ModernEra:
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {
             "supportedVersions": list(MODERN_VERSIONS),
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(dict(scope.client_capabilities)),
         }
         if self.business.instructions:
             result["instructions"] = self.business.instructions

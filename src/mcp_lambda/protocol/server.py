@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..apps import CardViewSet
 from ..aws import AwsBudget
 from ..idempotency import ExactlyOnce, IdempotencyStore, MemoryIdempotencyStore
 from ..sessions import SessionStore
@@ -12,6 +13,7 @@ from ..settings import Settings
 from ..tools import Business
 from ..tools.context import Services
 from ..tools.executor import ToolExecutor
+from .apps import AppViews
 from .contexts import ContextFactory
 from .features import FeatureMethods
 from .legacy import LegacyEra
@@ -52,6 +54,7 @@ class McpServer:
         idempotency: IdempotencyStore | None = None,
         tasks: TaskStore | None = None,
         invoker: TaskInvoker | None = None,
+        views: CardViewSet | None = None,
     ) -> McpServer:
         """Compose both eras over one set of shared method handlers (and the tasks extension when a tool of the
         business may run as a task: `tasks` and `invoker` default to what the settings name)."""
@@ -94,8 +97,9 @@ class McpServer:
                 )
 
             task_methods = TasksOnFirstUse(build_task_methods)
-        tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
-        features = FeatureMethods(business, contexts, rounds, page_size, services.logger)
+        apps = AppViews(views)
+        tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
+        features = FeatureMethods(business, contexts, rounds, page_size, services.logger, apps)
         info = server_info_of(business)
         return cls(
             LegacyEra(business, tools, features, sessions, info),

@@ -2,6 +2,7 @@
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, execution_result, business_error
 from mcp_lambda.tools import ToolAnnotations, ExactlyOnce, TaskConfig   # @tool's typed options
+from mcp_lambda.tools import CardViews, CardAction   # Business(card_views=...): MCP Apps views of the cards
 
 Every exception the framework raises derives from McpLambdaError, in one family each (StartupError,
 StoreUnavailable, DownstreamError, ToolFailure, RequestRefused; docs/errors.md). `ctx.http` raises
@@ -21,6 +22,7 @@ from ..downstream import (
 from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from ..platform_api import PlatformApiError, PlatformApiTimeout, PlatformApiUnavailable
 from .business import Business
+from .cards import CardAction, CardViews
 from .context import Caller, SecretUnavailable, ToolContext
 from .decorator import tool
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
@@ -55,6 +57,8 @@ __all__ = [
     "SECRET_UNAVAILABLE",
     "Business",
     "Caller",
+    "CardAction",
+    "CardViews",
     "CircuitOpen",
     "DeadlineExceeded",
     "DownstreamError",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import StartupError
+from .cards import CardViews
 from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
@@ -37,6 +38,8 @@ class Business:
     resource_templates: Sequence[ResourceTemplateSpec] = ()
     prompts: Sequence[PromptSpec] = ()
     completer: Completer | None = None
+    # MCP Apps views of the cards the manifest binds, and their buttons (docs/cards.md); None: generic views.
+    card_views: CardViews | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
     # Lookup tables built from the lists above.
