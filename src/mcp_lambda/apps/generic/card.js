@@ -28,6 +28,11 @@
     return isUrl(value) && !isImageField(name);
   }
 
+  // An app's own deep link (`deeplink`, `detail_url: "page/..."`) means nothing in a browser: not shown.
+  function isAppLink(name, value) {
+    return /(^|_)(url|deeplink)$/.test(name) && !isUrl(value);
+  }
+
   // "duration_minutes" -> "Duration", "price_yuan" -> "Price", "in_stock" -> "In stock"
   function label(name) {
     var base = name;
@@ -102,6 +107,7 @@
     Object.keys(fields).forEach(function (name) {
       var value = item[name];
       if (name === title || isId(name, fields[name]) || value === undefined || value === null) return;
+      if (isAppLink(name, value)) return;
       if (isLinkField(name, value)) facts.appendChild(link(value, label(name)));
       else if (typeof value !== "object") facts.appendChild(element("span", "", label(name) + ": " + shown(name, value)));
     });
@@ -150,7 +156,7 @@
     Object.keys(fields).forEach(function (name) {
       var value = entity[name];
       if (name === title || name === "summary" || name === "entity_type" || isId(name, fields[name])) return;
-      if (value === undefined || value === null) return;
+      if (value === undefined || value === null || isAppLink(name, value)) return;
       if (Array.isArray(value)) lists.push(name);
       else if (isLinkField(name, value)) facts.appendChild(link(value, label(name)));
       else if (typeof value !== "object") fact(facts, name, value);

@@ -1,0 +1,191 @@
+"""Every card-bound demo tool rendered as an MCP Apps web host renders it (SEP-1865, 2026-01-26), in Debian's
+chromium: a host page and a sandbox proxy on two origins (dev/mcp_lambda_dev/simulator/static/apps-host.js,
+sandbox.js), the view from `resources/read`, loaded under the CSP its `_meta.ui.csp` declares, handed the real
+tool result; then the DOM, a screenshot (under pytest's tmp_path), and the route card's app-only action."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+
+from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
+from mcp_lambda.settings import Settings
+from mcp_lambda_dev.simulator.routes import STATIC
+
+pytestmark = pytest.mark.browser
+
+UI = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}}
+# A 1x1 PNG: what the routed image hosts answer (no request leaves the machine).
+PIXEL = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cf"
+    "c0f01f0005000201e2213fce0000000049454e44ae426082"
+)
+CALLS = {
+    "search_routes": {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"},
+    "search_products": {"keyword": "cup", "limit": 4},
+}
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def origins() -> Iterator[tuple[str, str]]:
+    """The host page's origin and the sandbox proxy's: the same files on two ports of 127.0.0.1."""
+    servers = [ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(STATIC))) for _ in range(2)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tuple(f"http://127.0.0.1:{server.server_address[1]}" for server in servers)  # type: ignore[misc]
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def mcp() -> Iterator[Any]:
+    """`mcp(method, params)` -> the answer body of the demo's real handler, to a client that declared MCP Apps
+    (on a thread of its own: Playwright's callbacks run inside its event loop)."""
+    client = ModernClient(LambdaClient(build_handler(None, settings=Settings(business="demo"))), UI)
+    with ThreadPoolExecutor(1) as pool:
+        yield lambda method, params: pool.submit(lambda: client.request(method, params).body).result()
+
+
+class Host:
+    """The test host page in a fresh browser context; every outside request is answered locally and recorded."""
+
+    def __init__(self, browser: Any, origins: tuple[str, str], mcp: Any) -> None:
+        self.mcp = mcp
+        self.sandbox = f"{origins[1]}/sandbox.html"
+        self.context = browser.new_context(viewport={"width": 640, "height": 900})
+        self.outside: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.expose_function("mcpRequest", mcp)
+        self.page.goto(f"{origins[0]}/apps-host.html")
+        self.page.wait_for_selector("body[data-ready='true']")
+        self.tools = mcp("tools/list", {})["result"]["tools"]
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith("http://127.0.0.1:"):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.fulfill(status=200, content_type="image/png", body=PIXEL)
+
+    def render(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call the tool, read its view, render both; the view's frame (inside the sandbox proxy's)."""
+        entry = next(entry for entry in self.tools if entry["name"] == tool)
+        uri = entry["_meta"]["ui"]["resourceUri"]
+        view = self.mcp("resources/read", {"uri": uri})["result"]["contents"][0]
+        result = self.mcp("tools/call", {"name": tool, "arguments": arguments})["result"]
+        self.page.evaluate(
+            "(call) => window.renderCard(call)",
+            {"sandboxUrl": self.sandbox, "tools": self.tools, "view": view, "tool": tool, "args": arguments,
+             "result": result},
+        )  # fmt: skip
+        card = self.page.frame_locator("iframe.app-frame").frame_locator("#view").locator("#card")
+        card.and_(card.locator("xpath=self::*[@data-state='rendered']")).wait_for()
+        return result, card
+
+    def view_frame(self) -> Any:
+        return self.page.frame_locator("iframe.app-frame").locator("#view").element_handle().content_frame()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def host(browser: Any, origins: tuple[str, str], mcp: Any) -> Iterator[Host]:
+    opened = Host(browser, origins, mcp)
+    yield opened
+    opened.close()
+    assert not opened.errors, opened.errors
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    return width, height
+
+
+def _screenshot(host: Host, folder: Path, name: str) -> tuple[int, int]:
+    path = folder / f"{name}.png"
+    host.page.locator("iframe.app-frame").screenshot(path=str(path))
+    box = host.page.locator("iframe.app-frame").bounding_box()
+    size = _png_size(path)
+    assert abs(size[0] - box["width"]) <= 1 and abs(size[1] - box["height"]) <= 1, (size, box)
+    return size
+
+
+def test_every_card_bound_model_tool_is_covered_here(host: Host) -> None:
+    card_tools = {
+        entry["name"]
+        for entry in host.tools
+        if "resourceUri" in entry.get("_meta", {}).get("ui", {})
+        and "model" in entry["_meta"]["ui"].get("visibility", ["model"])
+    }
+    assert card_tools == set(CALLS)
+
+
+def test_the_product_list_card_shows_every_product_with_its_price(host: Host, tmp_path: Path) -> None:
+    result, card = host.render("search_products", CALLS["search_products"])
+    products = result["structuredContent"]["entities"][0]["products"]
+    assert len(products) >= 3
+    rows = card.locator("ul.rows[data-field='products'] > li")
+    assert rows.count() == len(products)
+    for row, product in zip(rows.all(), products, strict=True):
+        assert row.locator(".row-title").text_content() == product["name"]
+        assert f"Price: ¥{product['price_yuan']}" in (row.text_content() or "")
+        assert product["product_id"] not in (row.text_content() or "")  # ids are for actions, never shown
+    # The images come from the declared image host (CSP resourceDomains), answered locally by the route.
+    assert any(url.startswith("https://img.example.com/products/") for url in host.outside)
+    width, height = _screenshot(host, tmp_path, "search_products")
+    assert width >= 400 and height >= 60 * len(products)  # the host sized the frame to the view's content
+
+
+def test_the_route_card_shows_the_duration_and_its_action_refreshes_it(host: Host, tmp_path: Path) -> None:
+    result, card = host.render("search_routes", CALLS["search_routes"])
+    route = result["structuredContent"]["entities"][0]
+    assert card.locator("h2").text_content() == route["title"]
+    assert f"{route['duration_minutes']} min" in (card.locator("dl.facts").text_content() or "")
+    assert card.locator("ul.rows[data-field='steps'] > li").count() == len(route["steps"])
+    _screenshot(host, tmp_path, "search_routes")
+
+    card.get_by_role("button", name="Refresh with traffic").click()
+    view = host.page.frame_locator("iframe.app-frame").frame_locator("#view")
+    view.locator("#status").filter(has_text="Refreshed").wait_for()
+    calls = [m for m in host.page.evaluate("window.host.log") if m["method"] == "tools/call"]
+    assert [c["params"] for c in calls] == [
+        {"name": "refresh_route", "arguments": {"route_id": route["route_id"]}}
+    ]
+    refreshed = host.mcp("tools/call", calls[0]["params"])["result"]["structuredContent"]["entities"][0]
+    assert refreshed["duration_minutes"] > route["duration_minutes"]
+    assert f"{refreshed['duration_minutes']} min" in (card.locator("dl.facts").text_content() or "")
+    _screenshot(host, tmp_path, "refresh_route")
+
+
+def test_the_view_runs_under_the_declared_csp(host: Host) -> None:
+    host.render("search_products", CALLS["search_products"])
+    blocked = host.view_frame().evaluate(
+        """() => new Promise((resolve) => {
+            document.addEventListener("securitypolicyviolation", (e) => resolve(e.blockedURI), {once: true});
+            const image = new Image();
+            image.src = "https://undeclared.example.net/x.png";
+        })"""
+    )
+    assert blocked == "https://undeclared.example.net/x.png"
+    assert not any("undeclared.example.net" in url for url in host.outside)  # never requested
