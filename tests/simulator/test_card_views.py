@@ -5,18 +5,23 @@ tool result; then the DOM, a screenshot (under pytest's tmp_path), and the route
 
 from __future__ import annotations
 
+import importlib
 import struct
+import sys
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts.new_business import planned
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 
+import businesses
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.settings import Settings
 from mcp_lambda_dev.simulator.routes import STATIC
@@ -29,6 +34,7 @@ PIXEL = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cf"
     "c0f01f0005000201e2213fce0000000049454e44ae426082"
 )
+SCAFFOLDED = "cardshop"
 CALLS = {
     "search_routes": {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"},
     "search_products": {"keyword": "cup", "limit": 4},
@@ -52,13 +58,39 @@ def origins() -> Iterator[tuple[str, str]]:
         server.server_close()
 
 
-@pytest.fixture(scope="module")
-def mcp() -> Iterator[Any]:
-    """`mcp(method, params)` -> the answer body of the demo's real handler, to a client that declared MCP Apps
-    (on a thread of its own: Playwright's callbacks run inside its event loop)."""
-    client = ModernClient(LambdaClient(build_handler(None, settings=Settings(business="demo"))), UI)
+@contextmanager
+def serving(handler: Any) -> Iterator[Any]:
+    """`mcp(method, params)` -> the answer body of the real handler, to a client that declared MCP Apps (on a
+    thread of its own: Playwright's callbacks run inside its event loop)."""
+    client = ModernClient(LambdaClient(handler), UI)
     with ThreadPoolExecutor(1) as pool:
         yield lambda method, params: pool.submit(lambda: client.request(method, params).body).result()
+
+
+@pytest.fixture(scope="module")
+def mcp() -> Iterator[Any]:
+    """The demo business."""
+    with serving(build_handler(None, settings=Settings(business="demo"))) as answer:
+        yield answer
+
+
+@pytest.fixture(scope="module")
+def scaffolded_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A business `make new-business` writes (its files, as `new_business.planned` has them), served in-process."""
+    root = tmp_path_factory.mktemp("scaffold")
+    for path, text in planned(SCAFFOLDED, root).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    businesses.__path__.append(str(root / "src" / "businesses"))  # beside the repo's, as if it were there
+    try:
+        business = importlib.import_module(f"businesses.{SCAFFOLDED}").BUSINESS
+        settings = Settings(business=SCAFFOLDED, manifest_dir=str(root / "manifest"))
+        with serving(build_handler(business, settings)) as answer:
+            yield answer
+    finally:
+        businesses.__path__.remove(str(root / "src" / "businesses"))
+        for module in [m for m in sys.modules if m.startswith(f"businesses.{SCAFFOLDED}")]:
+            del sys.modules[module]
 
 
 class Host:
@@ -189,3 +221,21 @@ def test_the_view_runs_under_the_declared_csp(host: Host) -> None:
     )
     assert blocked == "https://undeclared.example.net/x.png"
     assert not any("undeclared.example.net" in url for url in host.outside)  # never requested
+
+
+def test_a_scaffolded_business_card_renders_in_the_generic_view(
+    browser: Any, origins: tuple[str, str], scaffolded_mcp: Any, tmp_path: Path
+) -> None:
+    host = Host(browser, origins, scaffolded_mcp)
+    try:
+        result, card = host.render("find_items", {"keyword": "canvas"})
+        items = result["structuredContent"]["entities"][0]["items"]
+        rows = card.locator("ul.rows[data-field='items'] > li")
+        assert items and rows.count() == len(items)
+        for row, item in zip(rows.all(), items, strict=True):
+            assert row.locator(".row-title").text_content() == item["name"]
+            assert f"Price: ¥{item['price_yuan']}" in (row.text_content() or "")
+        _screenshot(host, tmp_path, "scaffolded_find_items")
+    finally:
+        host.close()
+    assert not host.errors, host.errors

@@ -79,7 +79,8 @@ class CardViewSet:
         config = business.card_views or CardViews()
         widgets = _widgets(manifest)
         tools = {spec.name: spec for spec in business.tools}
-        problems = _problems(business.name, config, widgets, tools)
+        # Without a manifest (served unchecked, with a warning) there is no binding to hold the views against.
+        problems = _problems(business.name, config, widgets, tools, bound=manifest is not None)
         if problems:
             raise CardViewError("; ".join(problems))
         if not widgets and not any(spec.visibility is not None for spec in business.tools):
@@ -141,6 +142,7 @@ def _problems(
     config: CardViews,
     widgets: Mapping[str, tuple[dict[str, EntitySpec], set[str]]],
     tools: Mapping[str, ToolSpec],
+    bound: bool,
 ) -> list[str]:
     where = f"business '{business}': card_views"
     problems = [
@@ -148,6 +150,8 @@ def _problems(
         for domain in (*config.image_domains, *config.connect_domains)
         if not isinstance(domain, str) or not ORIGIN.match(domain)
     ]
+    if not bound:
+        return problems
     if config.directory is not None:
         problems += [
             f"{where}: {path.name} is the view of no widget the manifest binds (known: {', '.join(sorted(widgets))})"

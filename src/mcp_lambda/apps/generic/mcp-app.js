@@ -1,5 +1,5 @@
 // McpApp: the app side of MCP Apps (SEP-1865, 2026-01-26) over postMessage, with no framework. The generic card
-// view uses it, and a business view gets it by writing <!-- mcp-app-helper --> where the script should go.
+// view uses it, and a business view gets it by writing the `mcp-app-helper` HTML comment where the script goes.
 //   const app = new McpApp({name: "my-card", version: "1.0.0"});
 //   app.on("ui/notifications/tool-result", (result) => render(result));
 //   await app.connect();                      // ui/initialize, then ui/notifications/initialized
