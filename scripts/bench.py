@@ -130,7 +130,7 @@ def task_invoker() -> Any:
     """The function's own Invoke API, as `make run` answers it (a recorded invocation per task, run by nobody)."""
     import boto3
 
-    from mcp_lambda.tasks import LambdaInvoker
+    from mcp_lambda.calls.task_invoke import LambdaInvoker
     from mcp_lambda_dev.local.lambda_service import LocalLambda
 
     service = LocalLambda("mcp-bench", execute=False).start()
@@ -148,9 +148,9 @@ def tasks_handler(invoker: Any, tasks: Any = None, sessions: Any = None, idempot
     """The demo app as the deployed handler builds it, with a task store and the Invoke API stand-in."""
     from mcp_lambda.composition import build_runtime
     from mcp_lambda.lambda_adapter import lambda_handler
-    from mcp_lambda.sessions import MemorySessionStore
     from mcp_lambda.settings import get_settings
-    from mcp_lambda.tasks import MemoryTaskStore
+    from mcp_lambda.stores.sessions import MemorySessionStore
+    from mcp_lambda.stores.tasks import MemoryTaskStore
 
     runtime = build_runtime(
         get_settings(),
@@ -269,8 +269,8 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
 
     from mcp_lambda.composition import build_runtime
     from mcp_lambda.lambda_adapter import lambda_handler
-    from mcp_lambda.sessions import MemorySessionStore
     from mcp_lambda.settings import Settings
+    from mcp_lambda.stores.sessions import MemorySessionStore
     from mcp_lambda.tools import Business, ToolAnnotations, execution_result, tool
 
     class Downstream(BaseHTTPRequestHandler):
@@ -615,8 +615,8 @@ def cold_section(runs: int) -> None:
 def manifest_section(handler: Handler) -> None:
     """Hook: what the run-time manifest check costs per tool result."""
     try:
-        from mcp_lambda.app import manifest_path
         from mcp_lambda.manifest import bind_manifest
+        from mcp_lambda.manifest.locate import manifest_path
         from mcp_lambda.settings import get_settings
         from mcp_lambda.tools import ToolResult
         from mcp_lambda_dev.businesses import load_business
@@ -684,9 +684,9 @@ def dynamodb_section(calls: int) -> None:
 def dynamodb_rows(endpoint: str, calls: int) -> None:
     import boto3
 
-    from mcp_lambda.idempotency import DynamoDBIdempotencyStore
-    from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
-    from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+    from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
+    from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+    from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 
     client = boto3.client(
         "dynamodb",

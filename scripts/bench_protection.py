@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import logging
 import os
 import statistics
@@ -27,7 +26,7 @@ from scripts import services
 
 from mcp_lambda.downstream import HttpClient
 from mcp_lambda.settings import Settings
-from mcp_lambda.stores import build_circuit_store
+from mcp_lambda.stores import build_store
 from mcp_lambda.testing import fake_service
 
 LOGGER = logging.getLogger("bench-protection")
@@ -96,9 +95,7 @@ def dynamodb_endpoint() -> Iterator[str | None]:
 
 
 def client_of(settings: Settings) -> HttpClient:
-    return HttpClient.from_settings(
-        settings, LOGGER, functools.partial(build_circuit_store, settings, LOGGER)
-    )
+    return HttpClient.from_settings(settings, LOGGER, lambda: build_store("circuits", settings, LOGGER))
 
 
 @dataclass

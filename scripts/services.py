@@ -29,10 +29,10 @@ READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
 SESSIONS_PARTITION_KEY = "session_id"
 SESSIONS_TTL_ATTRIBUTE = "expires_at"
-# Powertools Idempotency's DynamoDB item shape (mcp_lambda.idempotency.stores; template.yaml's IdempotencyTable).
+# Powertools Idempotency's DynamoDB item shape (mcp_lambda.stores.exactly_once.base; template.yaml's IdempotencyTable).
 IDEMPOTENCY_PARTITION_KEY = "id"
 IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
-# The tasks table (mcp_lambda.tasks; template.yaml's TasksTable).
+# The tasks table (mcp_lambda.stores.tasks; template.yaml's TasksTable).
 TASKS_PARTITION_KEY = "task_id"
 TASKS_TTL_ATTRIBUTE = "expires_at"
 # The protection table: circuit breakers (Powertools' item shape) and quota counters (template.yaml's ProtectionTable).

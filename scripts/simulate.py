@@ -163,7 +163,7 @@ def evaluate(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The report (the JSON keys of FORMAT=json, plus `replay` with a tool-call id) and extra detail for people
     (status, the tool's own result)."""
-    from mcp_lambda.app import manifest_path
+    from mcp_lambda.manifest.locate import manifest_path
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)

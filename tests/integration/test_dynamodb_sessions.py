@@ -22,9 +22,9 @@ from tests.support.lambda_client import LambdaClient, LegacyClient
 from mcp_lambda.aws import client_config
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions import open_session
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import open_session
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda_dev.local.process import running_server
 
 TTL = 600

@@ -23,8 +23,8 @@ from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES
 
 from mcp_lambda import trace_context
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda_dev.local.process import running_server, server_process
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}, "scopes": None}}

@@ -28,9 +28,9 @@ from tests.support.exactly_once import (
 from tests.support.lambda_client import POST_HEADERS, LambdaClient, modern_headers
 
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
 from mcp_lambda_dev.local.events import LocalContext
 
 Container = Callable[[], tuple[LambdaClient, DynamoDBIdempotencyStore]]

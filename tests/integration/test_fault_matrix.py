@@ -40,15 +40,15 @@ from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES, Recor
 
 from mcp_lambda.aws import AwsBudget
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
-from mcp_lambda.protocol.jsonrpc import SERVICE_UNAVAILABLE
 from mcp_lambda.secrets import SecretsManagerSource
-from mcp_lambda.sessions import MemorySessionStore
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.wire import SERVICE_UNAVAILABLE
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 DEADLINE_MS = 3000

@@ -15,12 +15,13 @@ import pytest
 from scripts.services import LocalService
 from tests.support.fault_proxy import FaultProxy
 
+from mcp_lambda.calls.quotas import EXPIRY_SLACK_SECONDS, QuotaExceeded, Quotas
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
+from mcp_lambda.stores.quotas.dynamodb import DynamoDBQuotaStore
 from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
-from mcp_lambda.tools.quota_table import DynamoDBQuotaStore
-from mcp_lambda.tools.quotas import EXPIRY_SLACK_SECONDS, Quota, QuotaExceeded, Quotas
+from mcp_lambda.tools.options import Quota
 
 ALICE = Identity("alice")
 

@@ -24,7 +24,8 @@ from mcp_lambda.secrets import (
     parse_env_file,
 )
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import SECRET_UNAVAILABLE, Business, SecretUnavailable, ToolContext, ToolResult, tool
+from mcp_lambda.tools import Business, ResultCode, ToolContext, ToolResult, tool
+from mcp_lambda.tools.errors import SecretUnavailable
 from mcp_lambda.tools.results import execution_result
 
 
@@ -141,7 +142,7 @@ def test_tool_gets_its_secret_and_a_missing_one_fails_only_that_tool(secret_id: 
 
     assert ok.result["structuredContent"] == {"fingerprint": _fingerprint(MAPS_KEY)}
     assert missing.result["isError"] is True
-    assert missing.result["structuredContent"]["code"] == SECRET_UNAVAILABLE
+    assert missing.result["structuredContent"]["code"] == ResultCode.SECRET_UNAVAILABLE
     assert "missing" in missing.result["content"][0]["text"]
     assert other.result["structuredContent"] == {"ok": True}
     assert MAPS_KEY.encode() not in ok.raw + missing.raw
@@ -177,7 +178,7 @@ def test_unreachable_secret_service_is_an_error_result_and_the_server_keeps_work
     failed = legacy.call_tool("maps_key_fingerprint")
 
     assert failed.status == 200
-    assert failed.result["structuredContent"]["code"] == SECRET_UNAVAILABLE
+    assert failed.result["structuredContent"]["code"] == ResultCode.SECRET_UNAVAILABLE
     assert "unavailable" in failed.result["content"][0]["text"]
     assert legacy.call_tool("no_secret").result["structuredContent"] == {"ok": True}
     assert legacy.request("tools/list").status == 200

@@ -12,8 +12,8 @@ from tests.support.lambda_client import LambdaClient, LegacyClient
 from mcp_lambda import snapshot
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 
 
 def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(

@@ -6,6 +6,7 @@ tool result; then the DOM, a screenshot (under pytest's tmp_path), and the route
 from __future__ import annotations
 
 import importlib
+import json
 import struct
 import sys
 import threading
@@ -239,3 +240,45 @@ def test_a_scaffolded_business_card_renders_in_the_generic_view(
     finally:
         host.close()
     assert not host.errors, host.errors
+
+
+def test_the_simulator_page_renders_the_mcp_apps_view_beside_the_doubao_cards(
+    browser: Any, demo_url: str, tmp_path: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1366, "height": 1400})
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(request: Any) -> None:
+        if request.request.url.startswith(("http://127.0.0.1:", "http://localhost:")):
+            request.continue_()
+        else:  # the view's images, from the hosts its CSP names: answered here, never fetched
+            outside.append(request.request.url)
+            request.fulfill(status=200, content_type="image/png", body=PIXEL)
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(demo_url)
+        page.wait_for_selector("body[data-ready='true']")
+        page.locator("button[data-tool='search_routes']").click()
+        page.get_by_label("origin").select_option(value='"guomao"')
+        page.get_by_label("destination").select_option(value='"capital_airport_t3"')
+        page.get_by_role("button", name="Call search_routes", exact=True).click()
+        page.locator("#status").filter(has_text="search_routes answered").wait_for()
+        page.locator("#cards .widget-id").filter(has_text="route_result_card").wait_for()  # the Doubao side
+        page.get_by_role("button", name="Render the MCP Apps view").click()
+        view = page.frame_locator("#app-view iframe.app-frame").frame_locator("#view")
+        view.locator("#card[data-state='rendered']").wait_for()
+        title = json.loads(page.locator("#raw pre.response").last.text_content() or "{}")
+        route_entity = title["result"]["structuredContent"]["entities"][0]
+        assert view.locator("h2").text_content() == route_entity["title"]
+        assert f"{route_entity['duration_minutes']} min" in (view.locator("dl.facts").text_content() or "")
+        page.locator("#app-view").screenshot(path=str(tmp_path / "simulator_app_view.png"))
+        assert _png_size(tmp_path / "simulator_app_view.png")[1] > 150
+        assert all(url.startswith("https://maps.example.com/") for url in outside)
+    finally:
+        context.close()
+    assert not errors, errors

@@ -8,12 +8,13 @@ from typing import Any
 
 from mcp_types._v2026_07_28 import InputRequiredResult
 
+from mcp_lambda.calls.task_invoke import TaskInvoker
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.secrets import SecretSource
-from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import TaskInvoker, TaskStore
+from mcp_lambda.stores.sessions import MemorySessionStore, SessionStore
+from mcp_lambda.stores.tasks import TaskStore
 from mcp_lambda.testing import HttpReply, http_event, invoke, response_body
 from mcp_lambda.testing.framing import NAME_FIELDS
 from mcp_lambda.tools import Business

@@ -10,7 +10,9 @@ import pytest
 
 from mcp_lambda.apps import CardViewError, CardViewSet
 from mcp_lambda.manifest import Manifest
-from mcp_lambda.tools import Business, CardAction, CardViews, ToolResult, ToolSignatureError, entities, tool
+from mcp_lambda.tools import Business, ToolResult, entities, tool
+from mcp_lambda.tools.cards import CardAction, CardViews
+from mcp_lambda.tools.errors import ToolSignatureError
 
 MANIFEST = {
     "tools": {

@@ -29,7 +29,7 @@ from tests.support.task_business import RecordingInvoker
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda.testing import LocalContext, http_event, invoke
 
 INVOKER = RecordingInvoker()

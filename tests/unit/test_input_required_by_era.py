@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler, meta
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.tools import (
     Business,
     ToolContext,

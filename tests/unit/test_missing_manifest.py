@@ -12,10 +12,10 @@ from tests.support.business import TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, ModernClient
 
 from businesses.demo import BUSINESS as DEMO
-from mcp_lambda.app import REPO_ROOT
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.manifest import ManifestError
+from mcp_lambda.manifest.locate import REPO_ROOT
 from mcp_lambda.settings import Settings
 
 

@@ -12,7 +12,7 @@ from tests.support.lambda_client import LambdaClient, ModernClient, build_handle
 
 from mcp_lambda.manifest import bind_manifest, load_manifest
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import RESULT_VIOLATES_MANIFEST, Business, ToolResult, entities, tool
+from mcp_lambda.tools import Business, ResultCode, ToolResult, entities, tool
 from mcp_lambda_dev.projection import card_candidates, model_view, narrowed_entities
 from mcp_lambda_dev.simulator.logs import LogCapture
 from mcp_lambda_dev.simulator.report import BadRequest, Simulation
@@ -132,7 +132,9 @@ def test_a_rewritten_result_shows_the_violations_from_the_servers_log_line(
     client, simulation, capture = probe
     reply = client.call_tool("return_route").body
     result = reply["result"]
-    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST  # what the page receives
+    assert (
+        result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
+    )  # what the page receives
 
     lines = capture.lines_of([reply["id"]])
     verdict = simulation.report("return_route", result, lines)["verdict"]

@@ -14,8 +14,9 @@ from tests.support.business import SECRET_FAILURE_TEXT, TEST_BUSINESS
 from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler, invoke
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
+from mcp_lambda.calls.task_invoke import parse_task_event, task_event
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore, Task, parse_task_event, task_event
+from mcp_lambda.stores.tasks import MemoryTaskStore, Task
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 SETTINGS = Settings(business=TASK_BUSINESS.name, task_poll_interval_ms=500, task_ttl_ms=3_600_000)

@@ -21,9 +21,9 @@ from tests.support.cloudformation import load_template, walk
 from tests.support.cors import expected_preflight, expected_response_headers
 
 from mcp_lambda.auth import METADATA_PATHS
-from mcp_lambda.idempotency import stores
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks.base import START_GRACE_SECONDS
+from mcp_lambda.stores.exactly_once import base as exactly_once_store
+from mcp_lambda.stores.tasks.base import START_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
@@ -270,8 +270,8 @@ def test_sessions_table_matches_the_store_and_is_protected(template: dict[str, A
 def test_idempotency_table_matches_powertools_items_and_is_protected(template: dict[str, Any]) -> None:
     table = template["Resources"]["IdempotencyTable"]["Properties"]
 
-    assert IDEMPOTENCY_PARTITION_KEY == stores.PARTITION_KEY
-    assert IDEMPOTENCY_TTL_ATTRIBUTE == stores.EXPIRY_ATTRIBUTE
+    assert IDEMPOTENCY_PARTITION_KEY == exactly_once_store.PARTITION_KEY
+    assert IDEMPOTENCY_TTL_ATTRIBUTE == exactly_once_store.EXPIRY_ATTRIBUTE
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["KeySchema"] == [{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}]
     assert table["AttributeDefinitions"] == [

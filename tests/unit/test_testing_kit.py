@@ -33,7 +33,6 @@ from mcp_lambda.testing import (
 )
 from mcp_lambda.tools import (
     Business,
-    DownstreamError,
     TaskConfig,
     ToolAnnotations,
     ToolContext,
@@ -49,6 +48,7 @@ from mcp_lambda.tools import (
     tool,
     user,
 )
+from mcp_lambda.tools.errors import DownstreamError
 
 ROOT = Path(__file__).resolve().parents[2]
 RAN: list[str] = []

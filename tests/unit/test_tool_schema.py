@@ -10,15 +10,8 @@ import pytest
 from pydantic import Field
 from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
 
-from mcp_lambda.tools import (
-    Business,
-    ToolAnnotations,
-    ToolContext,
-    ToolResult,
-    ToolSignatureError,
-    execution_result,
-    tool,
-)
+from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools.errors import ToolSignatureError
 
 HAND_WRITTEN = {
     "type": "object",

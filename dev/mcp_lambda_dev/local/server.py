@@ -225,8 +225,8 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     from mcp_lambda.composition import BusinessNotFound
     from mcp_lambda.manifest import ManifestError
     from mcp_lambda.settings import SettingsError
-    from mcp_lambda.tools import ToolSignatureError
-    from mcp_lambda.tools.business import BusinessError
+    from mcp_lambda.tools.business import BusinessDefinitionError
+    from mcp_lambda.tools.errors import ToolSignatureError
 
     from ..businesses import not_found
 
@@ -236,7 +236,7 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
         fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
     except BusinessNotFound as exc:
         fail(str(not_found(exc.name)))
-    except BusinessError as exc:
+    except BusinessDefinitionError as exc:
         fail(str(exc))
     except ToolSignatureError as exc:
         fail(f"a tool cannot be served: {exc}")
@@ -263,8 +263,8 @@ def bind(host: str, port: int) -> LocalServer:
 
 def unchecked_note(settings: Settings) -> str:
     """What the start-up line adds for a business no manifest describes (it is served unchecked)."""
-    from mcp_lambda.app import manifest_path
     from mcp_lambda.composition import load_business
+    from mcp_lambda.manifest.locate import manifest_path
 
     path = manifest_path(settings, load_business(settings.business))
     return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"

@@ -10,7 +10,7 @@ from importlib import resources
 from typing import Any
 
 from ..manifest import EntitySpec, FieldSpec
-from ..tools import CardAction
+from ..tools.cards import CardAction
 
 # A business view that holds this comment gets the framework's small MCP Apps helper (`McpApp`) in its place.
 HELPER_MARKER = "<!-- mcp-app-helper -->"

@@ -10,7 +10,8 @@ from typing import Any
 
 from ..errors import StartupError
 from ..manifest import EntitySpec, Manifest
-from ..tools import Business, CardAction, CardViews, ToolSpec
+from ..tools import Business, ToolSpec
+from ..tools.cards import CardAction, CardViews
 from .generic import generic_view, own_view
 from .negotiation import VIEW_MIME_TYPE
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..calls.task_invoke import TaskInvoker, task_event
 from ..composition import build_runtime
 from ..lambda_adapter import LambdaHandler, lambda_handler
 from ..secrets import SecretSource
 from ..settings import Settings
-from ..tasks import TaskInvoker, task_event
 from ..tools import Business
 from .apigateway import LocalContext, http_event, response_body
 from .errors import KitError
@@ -141,7 +141,7 @@ class InProcessInvoker:
         Raises:
             TaskStartFailed: `fail` is set.
         """
-        from ..tasks import TaskStartFailed
+        from ..calls.task_invoke import TaskStartFailed
 
         if self.fail:
             raise TaskStartFailed("the task worker could not be invoked: TooManyRequestsException")

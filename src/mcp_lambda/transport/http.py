@@ -13,17 +13,9 @@ from .. import deadlines
 from ..auth import Authenticator, AuthFailure
 from ..observability import ToolLogger
 from ..protocol import Inbound, McpServer, Outbound
-from ..protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    SERVICE_UNAVAILABLE,
-    UNAUTHORIZED,
-    RpcError,
-    error_response,
-    recover_id,
-)
+from ..protocol.jsonrpc import RpcError, error_response, recover_id
 from ..settings import Settings
+from ..wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVICE_UNAVAILABLE, UNAUTHORIZED
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
 

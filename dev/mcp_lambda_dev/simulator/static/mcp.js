@@ -100,6 +100,7 @@ export class McpClient {
       headers["mcp-method"] = body.method;
       if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = body.params.name;
       if (body.method.startsWith("tasks/")) headers["mcp-name"] = body.params.taskId;
+      if (body.method === "resources/read") headers["mcp-name"] = body.params.uri;
     } else if (this.sessionId) {
       headers["mcp-session-id"] = this.sessionId;
       headers["mcp-protocol-version"] = this.negotiated;

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import McpLambdaError, StoreUnavailable
+from ...errors import McpLambdaError, StoreUnavailable
 
 
 def new_session_id() -> str:

@@ -1,66 +1,27 @@
-"""Where exactly-once records live: Powertools persistence layers over DynamoDB, or over a dict in memory.
+"""Exactly-once records in DynamoDB: Powertools' DynamoDB layer on the function's idempotency table.
 
-Powertools fixes a layer's record lifetime when the layer is first configured, so a store hands out one layer per
-lifetime (the `IDEMPOTENCY_TTL_SECONDS` of keyed calls, and each tool's dedupe window), all over the same table or
-dict. DynamoDB calls are counted (`reads`, `writes`, `operations`) for `make bench`.
+Importing this module costs nothing: Powertools' layer (and boto3) are imported by the first keyed call.
 """
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from ..aws import AwsBudget, BudgetedClient, DeadlineBoundClient
+from ...aws import AwsBudget, BudgetedClient
+from ..table import DeadlineBoundClient
+from .base import EXPIRY_ATTRIBUTE, PARTITION_KEY, Layers
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
     from mypy_boto3_dynamodb.client import DynamoDBClient
+
+    from .. import StoreConfig
 else:
     BasePersistenceLayer = Any
     DynamoDBClient = Any
 
-# The item shape of Powertools' DynamoDB layer (its defaults), which template.yaml's IdempotencyTable matches.
-PARTITION_KEY = "id"
-EXPIRY_ATTRIBUTE = "expiration"
 WRITE_OPERATIONS = frozenset({"PutItem", "UpdateItem", "DeleteItem"})
-
-
-class IdempotencyStore(Protocol):
-    def layer(self, expires_after_seconds: int) -> BasePersistenceLayer:
-        """The Powertools persistence layer whose completed records live `expires_after_seconds`."""
-        ...
-
-
-class _Layers:
-    """One persistence layer per record lifetime, created on first use."""
-
-    def __init__(self) -> None:
-        self._layers: dict[int, BasePersistenceLayer] = {}
-        self._lock = threading.Lock()
-
-    def get(self, expires_after_seconds: int, create: Any) -> BasePersistenceLayer:
-        with self._lock:
-            layer = self._layers.get(expires_after_seconds)
-            if layer is None:
-                layer = self._layers[expires_after_seconds] = create()
-            return layer
-
-
-class MemoryIdempotencyStore:
-    """The embedded default (`make run`, unit tests): records in this process only, lost on restart."""
-
-    def __init__(self) -> None:
-        self.records: dict[str, Any] = {}
-        self.lock = threading.Lock()
-        self._layers = _Layers()
-
-    def layer(self, expires_after_seconds: int) -> BasePersistenceLayer:
-        from .memory import MemoryPersistenceLayer
-
-        return self._layers.get(
-            expires_after_seconds, lambda: MemoryPersistenceLayer(self.records, self.lock)
-        )
 
 
 class DynamoDBIdempotencyStore(BudgetedClient):
@@ -77,7 +38,7 @@ class DynamoDBIdempotencyStore(BudgetedClient):
     ) -> None:
         self.table_name = table_name
         self.operations: Counter[str] = Counter()
-        self._layers = _Layers()
+        self._layers = Layers()
         # Made on first use: a container that never serves a keyed call never pays for boto3.
         self._own_client(client, budget)
 
@@ -88,7 +49,7 @@ class DynamoDBIdempotencyStore(BudgetedClient):
     def forget_client(self) -> None:
         """After a SnapStart restore: the next call makes a client (and Powertools layers on it) of its own."""
         super().forget_client()
-        self._layers = _Layers()
+        self._layers = Layers()
 
     def _count(self, model: Any, **kwargs: Any) -> None:
         self.operations[model.name] += 1
@@ -116,3 +77,11 @@ class DynamoDBIdempotencyStore(BudgetedClient):
                 boto3_client=DeadlineBoundClient(self.client, self.budget),
             ),
         )
+
+
+NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("exactly_once", settings)`)."""
+    return DynamoDBIdempotencyStore(config.required_table(), budget=config.budget)

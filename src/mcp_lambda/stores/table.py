@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from ..aws.budget import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedClient, failure_reason
 from ..errors import McpLambdaError
-from .budget import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, BudgetedClient, failure_reason
 
 # The item operations a store issues; the rest of a client (meta, exceptions) is passed through untouched.
 READ_OPERATIONS = frozenset({"get_item", "query", "scan", "batch_get_item"})

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..errors import ToolFailure
+from ..tools.options import parse_rate_limit
 
 
 class RateLimited(ToolFailure):
@@ -22,15 +23,6 @@ class RateLimited(ToolFailure):
         super().__init__(f"rate limit {limit} reached")
         self.limit = limit
         self.retry_after_ms = retry_after_ms
-
-
-def parse_rate_limit(text: str) -> Any:
-    """The `limits` item for "5/second", "100 per minute", ...; ValueError when it is not one."""
-    from limits import parse  # imported only by businesses that declare a limit (it adds to the cold start)
-
-    if not isinstance(text, str):
-        raise ValueError("rate_limit must be a string such as '5/second'")
-    return parse(text)
 
 
 class RateLimits:

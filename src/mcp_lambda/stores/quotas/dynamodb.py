@@ -9,11 +9,14 @@ whose first answer was lost would count the call twice, and a failed count lets 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..aws import AwsBudget, DynamoDBTable, failure_reason
-from ..aws.table import ConditionFailed
-from .quotas import QuotaStoreUnavailable
+from ...aws import AwsBudget, failure_reason
+from ..table import ConditionFailed, DynamoDBTable
+from .base import QuotaStoreUnavailable
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 COUNT_ATTRIBUTE = "count"
 TTL_ATTRIBUTE = "expiration"
@@ -66,3 +69,11 @@ class DynamoDBQuotaStore(DynamoDBTable):
     def failure(self, exc: BaseException, operation: str) -> Exception:
         # Not logged here: the quota check logs the one `quota_store_unavailable` line (and lets the call through).
         return QuotaStoreUnavailable(f"quota store unavailable: {failure_reason(exc)}")
+
+
+NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("quotas", settings)`)."""
+    return DynamoDBQuotaStore(config.required_table(), budget=config.budget)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from aws_lambda_powertools.utilities.circuit_breaker.persistence import (
     CircuitBreakerPersistenceLayer,
@@ -19,6 +19,9 @@ from aws_lambda_powertools.utilities.circuit_breaker.persistence import (
 )
 from aws_lambda_powertools.utilities.circuit_breaker.persistence.base import CircuitBreakerExistingLockError
 from aws_lambda_powertools.utilities.circuit_breaker.states import CircuitState
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 
 class MemoryCircuitStore(CircuitBreakerPersistenceLayer):
@@ -70,3 +73,11 @@ def _may_probe(stored: CircuitStateRecord | None, expected_opened_at: int | None
         return expected_opened_at is None or stored.opened_at == expected_opened_at
     lease = stored.probe_lease_expiry
     return stored.state == CircuitState.HALF_OPEN and lease is not None and lease <= int(time.time())
+
+
+NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("circuits", settings)`)."""
+    return MemoryCircuitStore()

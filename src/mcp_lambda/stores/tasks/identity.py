@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..caller import Caller
+from ...caller import Caller
 
 # A task record is one DynamoDB item (400 KB in all): a caller larger than this is refused, never truncated.
 MAX_STORED_CALLER_BYTES = 16 * 1024

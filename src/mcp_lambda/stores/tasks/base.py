@@ -17,15 +17,14 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..caller import Caller
-from ..errors import McpLambdaError, StoreUnavailable
-from ..trace_context import TraceContext
+from ...caller import Caller
+from ...errors import McpLambdaError, StoreUnavailable
+from ...trace_context import TraceContext
+from ...wire import INTERNAL_ERROR
 from .identity import StoredCaller
 
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
-# JSON-RPC codes a task can fail with (the same values as protocol/jsonrpc.py, which this layer cannot import).
-INTERNAL_ERROR = -32603
 # A created (or resumed) task must be picked up within this allowance: template.yaml's MaximumEventAgeInSeconds.
 START_GRACE_SECONDS = 60
 # Once a worker has claimed the task, Lambda stops it after the worker timeout; this covers the clock skew.

@@ -14,11 +14,12 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..aws.table import ConditionFailed, DynamoDBTable
+from ..table import ConditionFailed, DynamoDBTable
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
-    from ..aws import AwsBudget
+    from ...aws import AwsBudget
+    from .. import StoreConfig
 
 
 class DynamoDBSessionStore(DynamoDBTable):
@@ -127,4 +128,14 @@ def _from_item(item: dict[str, Any]) -> Session:
         created_at=number("created_at"),
         last_seen=number("last_seen"),
         expires_at=number("expires_at"),
+    )
+
+
+NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
+    return DynamoDBSessionStore(
+        config.required_table(), ttl_seconds=config.settings.session_ttl_seconds, budget=config.budget
     )

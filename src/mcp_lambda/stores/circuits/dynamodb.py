@@ -8,13 +8,13 @@ container's view, and a half-open election that cannot reach the table is won (t
 itself). So a down table leaves each container the breaker of one process, and each failure is logged once as
 `store_unavailable` (store `circuits`, the operation, the failure class; never a key or an item).
 
-Importing this module imports boto3: `mcp_lambda.stores.build_circuit_store` imports it on the first outbound call.
+Importing this module imports boto3: `mcp_lambda.stores.build_store("circuits", ...)` imports it on the first outbound call.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from aws_lambda_powertools.utilities.circuit_breaker.persistence import (
     CircuitBreakerDynamoDBPersistence,
@@ -22,10 +22,13 @@ from aws_lambda_powertools.utilities.circuit_breaker.persistence import (
 )
 from aws_lambda_powertools.utilities.circuit_breaker.persistence.base import CircuitBreakerExistingLockError
 
-from .. import restore
-from ..observability import ToolLogger
-from .budget import AwsBudget, failure_reason
-from .table import DeadlineBoundClient, is_store_failure
+from ... import restore
+from ...aws.budget import AwsBudget, failure_reason
+from ...observability import ToolLogger
+from ..table import DeadlineBoundClient, is_store_failure
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 
 class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
@@ -120,3 +123,11 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
                 "reason": failure_reason(exc),
             },
         )
+
+
+NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("circuits", settings)`)."""
+    return DynamoDBCircuitStore(config.required_table(), budget=config.budget, logger=config.logger)

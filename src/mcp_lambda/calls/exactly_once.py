@@ -1,4 +1,4 @@
-"""ExactlyOnce: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
 
 A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
 tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..aws import failure_reason
 from ..deadlines import Deadline
+from ..stores.exactly_once.base import IdempotencyStore
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
-from ..tools.executor import ToolExecutor
-from ..tools.fingerprints import LogFingerprints
-from ..tools.results import CALL_IN_PROGRESS, IDEMPOTENCY_STORE_UNAVAILABLE, KEY_REUSED, system_error
-from .stores import IdempotencyStore
+from ..tools.results import ResultCode, system_error
+from .executor import ToolExecutor
+from .fingerprints import LogFingerprints
 
 if TYPE_CHECKING:
     from .claims import ClaimHandler
@@ -48,7 +48,7 @@ FINGERPRINT_CHARS = 12
 
 
 @dataclass(frozen=True)
-class Caller:
+class CallKey:
     """What the request says about who calls and under which key (`key_source` names where the key came from)."""
 
     principal: str | None = None
@@ -100,7 +100,7 @@ class _ClaimLife:
         return min(ends) if ends else DEFAULT_INVOCATION_MS
 
 
-class ExactlyOnce:
+class ExactlyOnceCalls:
     def __init__(
         self, executor: ToolExecutor, store: IdempotencyStore, business: str, ttl_seconds: int
     ) -> None:
@@ -109,7 +109,7 @@ class ExactlyOnce:
         self.key_prefix = f"mcp-{business}"
         self.ttl_seconds = ttl_seconds
 
-    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: Caller) -> _Claim | None:
+    def claim(self, spec: ToolSpec, arguments: Mapping[str, Any], caller: CallKey) -> _Claim | None:
         """The call's claim, or None when it runs unguarded (a read-only tool, or no key and no dedupe window)."""
         if not spec.runs_exactly_once:
             return None
@@ -126,7 +126,7 @@ class ExactlyOnce:
         return _Claim({"key": key, "arguments": dict(arguments)}, expires, source)
 
     async def run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: Caller
+        self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: CallKey
     ) -> ToolResult | InputRequired:
         claim = self.claim(spec, arguments, caller)
         if claim is None:
@@ -152,18 +152,20 @@ class ExactlyOnce:
         except claims.IdempotencyValidationError:
             outcome, error_type = "invalid_arguments", "KeyReused"
             message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
-            result = system_error(KEY_REUSED, message)
+            result = system_error(ResultCode.KEY_REUSED, message)
         except claims.IdempotencyAlreadyInProgressError:
             outcome, error_type = "in_progress", "CallInProgress"
             message = (
                 f"{tool}: a call with this {claim.source} is still running; retry shortly for its result."
             )
-            result = system_error(CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS)
+            result = system_error(
+                ResultCode.CALL_IN_PROGRESS, message, retry_after_ms=IN_PROGRESS_RETRY_AFTER_MS
+            )
         except Exception as exc:  # the store failed (Powertools wraps every persistence error): nothing ran
             outcome, error_type = "system_error", "IdempotencyStoreUnavailable"
             fields["store_error"] = _reason(exc)
             message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
-            result = system_error(IDEMPOTENCY_STORE_UNAVAILABLE, message)
+            result = system_error(ResultCode.IDEMPOTENCY_STORE_UNAVAILABLE, message)
         else:
             outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)

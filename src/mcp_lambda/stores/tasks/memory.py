@@ -6,8 +6,12 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any
 
 from .base import Task, TaskIdTaken
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 
 class MemoryTaskStore:
@@ -36,3 +40,11 @@ class MemoryTaskStore:
                 return False
             self._tasks[task.task_id] = task
             return True
+
+
+NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("tasks", settings)`)."""
+    return MemoryTaskStore()

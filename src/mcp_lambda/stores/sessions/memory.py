@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from .base import Session, SessionIdTaken
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 
 class MemorySessionStore:
@@ -49,3 +53,11 @@ class MemorySessionStore:
             session = self._sessions.get(session_id)
             if session is not None:
                 self._sessions[session_id] = session.model_copy(update={"log_level": level})
+
+
+NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
+    return MemorySessionStore(ttl_seconds=config.settings.session_ttl_seconds)

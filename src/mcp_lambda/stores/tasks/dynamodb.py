@@ -11,11 +11,14 @@ deadline, a sick table answers 503 with Retry-After.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..aws import failure_reason
-from ..aws.table import ConditionFailed, DynamoDBTable
+from ...aws import failure_reason
+from ..table import ConditionFailed, DynamoDBTable
 from .base import Task, TaskIdTaken, TaskStoreUnavailable, TaskTooLarge
+
+if TYPE_CHECKING:
+    from .. import StoreConfig
 
 TEXT_FIELDS = ("business", "tool", "status")
 OPTIONAL_TEXT_FIELDS = ("principal", "status_message", "traceparent", "tracestate")
@@ -103,3 +106,11 @@ def from_item(item: dict[str, Any]) -> Task:
         if name in item:
             values[name] = json.loads(item[name]["S"])
     return Task(**values)
+
+
+NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
+
+
+def build(config: StoreConfig) -> Any:
+    """The registry's door (`mcp_lambda.stores.build_store("tasks", settings)`)."""
+    return DynamoDBTaskStore(config.required_table(), budget=config.budget)

@@ -13,36 +13,21 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import re
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
 
 from ..errors import StoreUnavailable, ToolFailure
 from ..observability import write_count_metric
 from ..settings import SettingsError
-from .spec import ToolSpec
+from ..stores.quotas import QuotaStore
+from ..tools.options import Quota
+from ..tools.spec import ToolSpec
 
 ANONYMOUS = "anonymous"  # the one count anonymous callers share (never a hash: those are hex)
 # A counter outlives its window this long: a container whose clock runs behind still finds it.
 EXPIRY_SLACK_SECONDS = 300
 REJECTIONS_METRIC = "QuotaRejections"
 _HASH_PREFIX = b"mcp-lambda quota caller\x00"
-# The `limits` notation of one rate (limits.util.SINGLE_EXPR) and its granularities' lengths (months of 30 days,
-# years of 12 such months, as `limits` counts them); tests/unit/test_quotas.py pins both against `limits`.
-GRANULARITY_SECONDS = {
-    "second": 1,
-    "minute": 60,
-    "hour": 3600,
-    "day": 86_400,
-    "month": 30 * 86_400,
-    "year": 12 * 30 * 86_400,
-}
-_RATE = re.compile(
-    r"^\s*([0-9]+)\s*(?:/|\s*per\s*)\s*([0-9]+)?\s*(second|minute|hour|day|month|year)s?\s*$", re.IGNORECASE
-)
 _logger = logging.getLogger("mcp_lambda")
 
 
@@ -58,97 +43,6 @@ class QuotaExceeded(ToolFailure):
         super().__init__(f"quota {quota} used up")
         self.quota = quota
         self.retry_after_ms = retry_after_ms
-
-
-class QuotaStoreUnavailable(StoreUnavailable):
-    """The quota store is throttled, unreachable or slow: the call is let through (never reaches a client)."""
-
-    default_message = "quota store unavailable"
-
-
-@dataclass(frozen=True)
-class Quota:
-    """A quota: at most `limit` calls per caller in each window of `window_seconds`, aligned to the epoch.
-
-    Args:
-        text: As declared ("100/hour"), shown to the caller over it.
-        limit: Calls allowed per window.
-        window_seconds: The window's length.
-    """
-
-    text: str
-    limit: int
-    window_seconds: int
-
-    @classmethod
-    def parse(cls, text: str) -> Quota:
-        """The quota "N/period" describes: one rate in the `limits` notation ("20/hour", "1000 per day",
-        "50 per 2 hours"), read without importing `limits` (which would add to every cold start).
-
-        Raises:
-            ValueError: Not such a rate, or one allowing no call.
-        """
-        match = _RATE.match(text) if isinstance(text, str) else None
-        if match is None:
-            raise ValueError("a quota is one rate such as '100/hour'")
-        amount, multiples, granularity = match.groups()
-        if int(amount) < 1 or (multiples is not None and int(multiples) < 1):
-            raise ValueError("a quota allows at least one call per period")
-        seconds = GRANULARITY_SECONDS[granularity.lower()]
-        return cls(text, int(amount), seconds * int(multiples or 1))
-
-    def window(self, now: float) -> tuple[int, int]:
-        """(start, end) in epoch seconds of the window holding `now`."""
-        start = int(now // self.window_seconds) * self.window_seconds
-        return start, start + self.window_seconds
-
-
-class QuotaStore(Protocol):
-    """Where the counters live: one atomic count per call."""
-
-    def hit(self, key: str, limit: int, expires_at: int) -> bool:
-        """Count one call under `key` unless `limit` calls are counted there already.
-
-        Args:
-            key: The counter (`quota#<scope>#<tool>#<caller hash>#<window start>`).
-            limit: The most calls the counter may hold.
-            expires_at: Epoch seconds after which the counter may be forgotten.
-
-        Returns:
-            True when the call was counted; False when the counter is full (nothing counted).
-
-        Raises:
-            StoreUnavailable: The store cannot answer (the call is then let through).
-        """
-        ...
-
-
-class MemoryQuotaStore:
-    """The counters in this process (`make run`, tests): the same semantics as the shared table, expiry included.
-
-    Args:
-        clock: Epoch seconds now (default `time.time`); counters past their expiry are forgotten.
-    """
-
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
-        self._clock = clock or _now
-        self._counts: dict[str, tuple[int, int]] = {}
-        self._lock = threading.Lock()
-        self._prune_at = 0.0
-
-    def hit(self, key: str, limit: int, expires_at: int) -> bool:
-        now = self._clock()
-        with self._lock:
-            if now >= self._prune_at:  # at most once a minute: drop every expired counter
-                self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
-                self._prune_at = now + 60
-            count, expiry = self._counts.get(key, (0, expires_at))
-            if expiry <= now:
-                count = 0
-            if count >= limit:
-                return False
-            self._counts[key] = (count + 1, max(expiry, expires_at))
-            return True
 
 
 def _now() -> float:
@@ -278,14 +172,4 @@ def build_quotas(
     return Quotas(quotas, business, store, clock) if quotas else None
 
 
-__all__ = [
-    "MemoryQuotaStore",
-    "Quota",
-    "QuotaExceeded",
-    "QuotaStore",
-    "QuotaStoreUnavailable",
-    "Quotas",
-    "build_quotas",
-    "caller_hash",
-    "declared_quotas",
-]
+__all__ = ["QuotaExceeded", "Quotas", "build_quotas", "caller_hash", "declared_quotas"]

@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ..deadlines import DeadlineExceeded, run_blocking_until, run_until
-from ..downstream import DownstreamTimeout, DownstreamUnavailable
-from ..errors import ToolFailure
+from ..deadlines import run_blocking_until, run_until
 from ..observability import (
     NoTelemetry,
     ToolTelemetry,
@@ -31,133 +26,20 @@ from ..observability import (
     summarize_arguments,
     trace_id_on_lines,
 )
+from ..tools.context import ToolContext
+from ..tools.inputs import InputRequired
+from ..tools.results import ResultCode, ToolResult, business_error, system_error
+from ..tools.spec import ToolSpec
 from ..trace_context import active
-from .context import SecretUnavailable, ToolContext
+from .error_table import FRAMEWORK_ERRORS, INTERNAL, ErrorMap, ErrorRule, ToolCrashed, business_rule
 from .fingerprints import LogFingerprints
-from .inputs import InputRequired
 from .quotas import QuotaExceeded, Quotas
-from .rate_limits import RateLimited, RateLimits
-from .results import (
-    DEADLINE_EXCEEDED,
-    DOWNSTREAM_UNAVAILABLE,
-    INTERNAL_ERROR,
-    INVALID_ARGUMENTS,
-    RATE_LIMITED,
-    RESULT_VIOLATES_MANIFEST,
-    SECRET_UNAVAILABLE,
-    ToolResult,
-    business_error,
-    system_error,
-)
-from .spec import ToolSpec
+from .rate_limits import RateLimits
+from .strict_json import json_problem
 
-# Checks a result against the business contract; returns one message per violation (empty = valid).
-ResultCheck = Callable[[str, ToolResult], list[str]]
-# A business's own exception -> (result code, message the client sees) rows.
-ErrorMap = Mapping[type[BaseException], tuple[int, str]]
+if TYPE_CHECKING:
+    from ..manifest.bound import ResultCheck
 
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One clause per bad field, naming the field path (never echoing the value)."""
-    clauses = []
-    for error in exc.errors():
-        path = ".".join(str(part) for part in error["loc"]) or "arguments"
-        message = error["msg"]
-        if error["type"] == "extra_forbidden":
-            message = "unknown argument"
-        clauses.append(f"{path}: {message}")
-    return "; ".join(clauses)
-
-
-@dataclass(frozen=True)
-class ErrorRule:
-    """How one kind of exception raised by (or while calling) a tool becomes a result and a log line."""
-
-    code: int
-    outcome: (
-        str  # "invalid_arguments" | "rate_limited" | "quota_exceeded" | "system_error" | "business_error"
-    )
-    message: Callable[[ToolSpec, Any], str]
-    log_level: str = "info"  # "exception" logs the stack too
-    error_id: bool = False  # the client gets an id to quote; the log line carries the same id
-    # Overrides of the code's retry advice that depend on the exception (the error builder's keyword arguments).
-    advice: Callable[[Any], dict[str, Any]] = lambda exc: {}
-    # Fields the log line adds to diagnose the exception (names and places, never values).
-    log_fields: Callable[[Any], dict[str, Any]] = lambda exc: {}
-
-
-def _internal_message(spec: ToolSpec, error_id: str) -> str:
-    return f"Tool '{spec.name}' failed with an internal error (error id {error_id})."
-
-
-def _retry_after(exc: Any) -> dict[str, Any]:
-    # When the failure knows how long to wait (a rate window, an open circuit); otherwise the code's default.
-    return {"retry_after_ms": exc.retry_after_ms} if exc.retry_after_ms is not None else {}
-
-
-INTERNAL = ErrorRule(INTERNAL_ERROR, "system_error", _internal_message, log_level="exception", error_id=True)
-FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
-    ValidationError: ErrorRule(
-        INVALID_ARGUMENTS,
-        "invalid_arguments",
-        lambda spec, exc: f"Invalid arguments for tool '{spec.name}': {describe_validation_error(exc)}",
-    ),
-    SecretUnavailable: ErrorRule(
-        SECRET_UNAVAILABLE,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' cannot run: a required secret is {exc.reason}.",
-        # An unreachable secret service may come back; a missing or unreadable secret needs a person.
-        advice=lambda exc: {"retryable": True} if exc.reason == "unavailable" else {},
-        # A person must fix it: say which secret and where it was looked for (the name, never a value).
-        log_level="error",
-        log_fields=lambda exc: {
-            "secret_name": exc.name,
-            "secret_reason": exc.reason,
-            "looked_in": exc.looked_in,
-        },
-    ),
-    RateLimited: ErrorRule(
-        RATE_LIMITED,
-        "rate_limited",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' is called too often (at most {exc.limit} per caller); retry later."
-        ),
-        advice=_retry_after,
-    ),
-    QuotaExceeded: ErrorRule(
-        RATE_LIMITED,
-        "quota_exceeded",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
-            f"{math.ceil(exc.retry_after_ms / 1000)} s."
-        ),
-        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "details": {"quota": exc.quota}},
-        log_fields=lambda exc: {"quota": exc.quota},
-    ),
-    # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
-    DeadlineExceeded: ErrorRule(
-        DEADLINE_EXCEEDED,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' did not finish before the request deadline; retry later.",
-        log_level="warning",
-    ),
-    DownstreamTimeout: ErrorRule(
-        DEADLINE_EXCEEDED,
-        "system_error",
-        lambda spec, exc: (
-            f"Tool '{spec.name}' got no answer in time from a service it depends on; retry later."
-        ),
-        log_level="warning",
-    ),
-    DownstreamUnavailable: ErrorRule(
-        DOWNSTREAM_UNAVAILABLE,
-        "system_error",
-        lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
-        log_level="warning",
-        advice=_retry_after,
-    ),
-    Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
-}
 # The call finished (the tool answered, possibly with a business error, or its stored answer was replayed)
 # rather than failed.
 FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required", "replayed"})
@@ -169,20 +51,6 @@ class Executed:
 
     result: ToolResult | InputRequired
     outcome: str
-
-
-class ToolCrashed(ToolFailure):
-    """A tool running as a task failed with an unexpected exception: the task fails with a JSON-RPC internal
-    error (already logged, with `error_id`) instead of completing with an error result."""
-
-    def __init__(self, message: str, error_id: str | None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.error_id = error_id
-
-
-def _business_rule(code: int, message: str) -> ErrorRule:
-    return ErrorRule(code, "business_error", lambda spec, exc: message)
 
 
 class ToolExecutor:
@@ -198,7 +66,7 @@ class ToolExecutor:
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
-        business_rules = {cls: _business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
+        business_rules = {cls: business_rule(code, msg) for cls, (code, msg) in (error_map or {}).items()}
         self.errors: dict[type[BaseException], ErrorRule] = {**FRAMEWORK_ERRORS, **business_rules}
         self.rate_limits = RateLimits()  # per container
         self.quotas = quotas  # per caller, across the fleet; None when no tool has a quota
@@ -413,8 +281,8 @@ class _Call:
         return build(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
 
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
-        self.finish("system_error", RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
-        return system_error(RESULT_VIOLATES_MANIFEST, message)
+        self.finish("system_error", ResultCode.RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
+        return system_error(ResultCode.RESULT_VIOLATES_MANIFEST, message)
 
 
 def _admitted(**kwargs: Any) -> None:
@@ -423,7 +291,6 @@ def _admitted(**kwargs: Any) -> None:
 
 
 # Made once: json.dumps with any option makes an encoder per call.
-_STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 _ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
 
 
@@ -443,36 +310,3 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
         return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
     # On a worker thread, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
     return run_blocking_until(ctx.deadline, spec.fn, **kwargs)
-
-
-def json_problem(value: Any) -> str | None:
-    """None when `value` encodes as strict JSON (no NaN/Infinity); else where and why it does not."""
-    try:
-        _STRICT_JSON.encode(value)
-        return None
-    except (ValueError, TypeError, RecursionError):
-        return _locate(value, "result", 0) or "result cannot be encoded as JSON"
-
-
-def _locate(value: Any, path: str, depth: int) -> str | None:
-    if depth > 64:
-        return f"{path} is nested too deeply"
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{path} is {value!r} (not a JSON number)"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                return f"{path} has a key of type {type(key).__name__}"
-            found = _locate(item, f"{path}.{key}", depth + 1)
-            if found:
-                return found
-        return None
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            found = _locate(item, f"{path}[{index}]", depth + 1)
-            if found:
-                return found
-        return None
-    if value is None or isinstance(value, str | int | float | bool):
-        return None
-    return f"{path} is a {type(value).__name__} (not JSON)"
