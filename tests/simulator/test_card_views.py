@@ -25,6 +25,9 @@ from tests.support.lambda_client import LambdaClient, ModernClient, build_handle
 import businesses
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.settings import Settings
+from mcp_lambda.tools import Business, ToolResult, entities, tool
+from mcp_lambda.tools.cards import CardViews
+from mcp_lambda_dev.local.process import REPO
 from mcp_lambda_dev.simulator.routes import STATIC
 
 pytestmark = pytest.mark.browser
@@ -121,7 +124,14 @@ class Host:
             route.fulfill(status=200, content_type="image/png", body=PIXEL)
 
     def render(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call the tool, read its view, render both; the view's frame (inside the sandbox proxy's)."""
+        """Call the tool, read its view, render both (the generic view): the result and the view's card."""
+        result = self.render_own(tool, arguments)
+        card = self.page.frame_locator("iframe.app-frame").frame_locator("#view").locator("#card")
+        card.and_(card.locator("xpath=self::*[@data-state='rendered']")).wait_for()
+        return result, card
+
+    def render_own(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call the tool, read its view, render both; the tool's result once the view is initialized."""
         entry = next(entry for entry in self.tools if entry["name"] == tool)
         uri = entry["_meta"]["ui"]["resourceUri"]
         view = self.mcp("resources/read", {"uri": uri})["result"]["contents"][0]
@@ -131,9 +141,8 @@ class Host:
             {"sandboxUrl": self.sandbox, "tools": self.tools, "view": view, "tool": tool, "args": arguments,
              "result": result},
         )  # fmt: skip
-        card = self.page.frame_locator("iframe.app-frame").frame_locator("#view").locator("#card")
-        card.and_(card.locator("xpath=self::*[@data-state='rendered']")).wait_for()
-        return result, card
+        self.page.wait_for_function("() => window.host.initialized")
+        return result
 
     def view_frame(self) -> Any:
         return self.page.frame_locator("iframe.app-frame").locator("#view").element_handle().content_frame()
@@ -282,3 +291,62 @@ def test_the_simulator_page_renders_the_mcp_apps_view_beside_the_doubao_cards(
     finally:
         context.close()
     assert not errors, errors
+
+
+# The own view docs/cards.md shows (its ```text block with the helper marker), served for a business of its own.
+OWN_VIEW_MANIFEST = """
+tools:
+  search_routes: {output: {kind: entities, entity_types: [route]}}
+  refresh_route: {output: {kind: entities, entity_types: [route]}}
+entities:
+  route:
+    schema:
+      route_id: {type: string, is_entity_id: true}
+      entity_type: {type: string, llm_visible: false}
+      title: {type: string}
+    tool_card_binding: {search_routes: route_result_card, refresh_route: route_result_card}
+"""
+
+
+def _docs_own_view() -> str:
+    page = (REPO / "docs" / "cards.md").read_text(encoding="utf-8")
+    blocks = page.split("```")[1::2]  # the fenced blocks, without the prose between them
+    return next(block.removeprefix("text\n") for block in blocks if "<!-- mcp-app-helper -->" in block)
+
+
+@pytest.fixture(scope="module")
+def own_view_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    @tool(description="Use when the user asks for a route. Shows a route card.")
+    async def search_routes(origin: str, destination: str) -> ToolResult:
+        return entities(
+            [{"entity_type": "route", "route_id": f"r-{origin}-{destination}", "title": "A route"}]
+        )
+
+    @tool(description="The route card's Refresh button.", visibility=["app"])
+    async def refresh_route(route_id: str) -> ToolResult:
+        return entities([{"entity_type": "route", "route_id": route_id, "title": f"{route_id}, refreshed"}])
+
+    root = tmp_path_factory.mktemp("trips")
+    (root / "views").mkdir()
+    (root / "views" / "route_result_card.html").write_text(_docs_own_view(), encoding="utf-8")
+    (root / "trips.yaml").write_text(OWN_VIEW_MANIFEST, encoding="utf-8")
+    business = Business(
+        name="trips", tools=[search_routes, refresh_route], card_views=CardViews(directory=root / "views")
+    )
+    with serving(build_handler(business, Settings(business="trips", manifest_dir=str(root)))) as answer:
+        yield answer
+
+
+def test_the_own_view_of_the_docs_renders_and_calls_its_action(
+    browser: Any, origins: tuple[str, str], own_view_mcp: Any
+) -> None:
+    host = Host(browser, origins, own_view_mcp)
+    try:
+        host.render_own("search_routes", {"origin": "a", "destination": "b"})
+        view = host.page.frame_locator("iframe.app-frame").frame_locator("#view")
+        view.locator("#title").filter(has_text="A route").wait_for()
+        view.get_by_role("button", name="Refresh").click()
+        view.locator("#title").filter(has_text="r-a-b, refreshed").wait_for()
+    finally:
+        host.close()
+    assert not host.errors, host.errors

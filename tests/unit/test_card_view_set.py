@@ -149,3 +149,11 @@ def test_visibility_is_kept_as_declared() -> None:
     assert (
         "_meta" not in poke.to_wire()
     )  # `_meta.ui` is for clients that declared MCP Apps (protocol/apps.py)
+
+
+def test_the_generic_view_ships_in_the_staged_package(tmp_path: Path) -> None:
+    from scripts.package_stage import stage
+
+    stage("demo", tmp_path)
+    generic = tmp_path / "demo" / "mcp_lambda" / "apps" / "generic"
+    assert {"card.html", "card.css", "card.js", "mcp-app.js"} <= {path.name for path in generic.iterdir()}
