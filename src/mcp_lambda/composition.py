@@ -22,7 +22,7 @@ from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
 from .downstream import HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
-from .observability import ToolTelemetry, get_logger, quiet_libraries
+from .observability import ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
@@ -34,7 +34,7 @@ from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
 from .protocol.task_extension import TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
-from .settings import Settings, get_settings
+from .settings import Settings, get_settings, milliseconds, seconds
 from .stores import build_store
 from .stores.exactly_once import IdempotencyStore
 from .stores.sessions import SessionStore
@@ -168,7 +168,7 @@ def build_server(
         SettingsError: `TOOL_QUOTAS` names a tool the business does not have.
     """
     logger = get_logger(business.name, settings.log_format)
-    quiet_libraries()
+    configure_process()
     result_check, output_schemas, manifest = bind_business_manifest(settings, business)
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))
@@ -195,13 +195,13 @@ def build_server(
         settings.request_state_key_ring,
         services.secrets,
         settings.environment,
-        settings.request_state_ttl_seconds,
+        seconds(settings.request_state_ttl),
     )
     calls = ExactlyOnceCalls(
         executor,
         idempotency or build_store("exactly_once", settings),
         business.name,
-        settings.idempotency_ttl_seconds,
+        seconds(settings.idempotency_ttl),
     )
     task_methods = None
     if any(spec.task != "forbidden" for spec in business.tools):
@@ -223,7 +223,9 @@ def build_server(
                 executor,
                 contexts,
                 TaskSettings(
-                    settings.task_ttl_ms, settings.task_poll_interval_ms, settings.task_worker_timeout_seconds
+                    milliseconds(settings.task_ttl),
+                    milliseconds(settings.task_poll_interval),
+                    seconds(settings.task_worker_timeout),
                 ),
             )
 
@@ -234,7 +236,7 @@ def build_server(
     info = server_info_of(business)
     return McpServer(
         LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),
-        ModernEra(business, tools, features, rounds, info, settings.list_ttl_ms, task_methods),
+        ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
         task_methods,
     )
 

@@ -16,8 +16,6 @@ from typing import Any
 
 import boto3
 import pytest
-from scripts import services
-from scripts.services import LocalService
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
@@ -25,7 +23,9 @@ from mcp_lambda import trace_context
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
 from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server, server_process
+from mcp_lambda_dev.services import LocalService
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}, "scopes": None}}
 MALLORY = {"jwt": {"claims": {"sub": "mallory", "iss": "https://issuer.example"}, "scopes": None}}

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.exactly_once import Ledger, exactly_once_business, keyed_request
 from tests.support.exactly_once import call as keyed_call
 from tests.support.fake_service import FakeService, fake_service
@@ -50,6 +49,7 @@ from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.wire import SERVICE_UNAVAILABLE
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
+from mcp_lambda_dev.services import LocalService
 
 DEADLINE_MS = 3000
 AWS_READ_TIMEOUT_S = 0.8

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
 
 from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, HttpClient
@@ -26,6 +25,7 @@ from mcp_lambda.stores import build_store
 from mcp_lambda.stores.circuits.dynamodb import DynamoDBCircuitStore
 from mcp_lambda.testing import FakeService, fake_service
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda_dev.services import LocalService
 
 LOGGER = "fleet-test"
 TARGET = {"url": ""}

@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.fault_proxy import FaultProxy
 
 from mcp_lambda.calls.quotas import EXPIRY_SLACK_SECONDS, QuotaExceeded, Quotas
@@ -22,6 +21,7 @@ from mcp_lambda.stores.quotas.dynamodb import DynamoDBQuotaStore
 from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.options import Quota
+from mcp_lambda_dev.services import LocalService
 
 ALICE = Identity("alice")
 

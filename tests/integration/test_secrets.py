@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts import services
-from scripts.services import LocalService
 from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
 
 from mcp_lambda.secrets import (
@@ -27,6 +25,8 @@ from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ResultCode, ToolContext, ToolResult, tool
 from mcp_lambda.tools.errors import SecretUnavailable
 from mcp_lambda.tools.results import execution_result
+from mcp_lambda_dev import services
+from mcp_lambda_dev.services import LocalService
 
 
 @tool(description="Use to check the maps key is configured. Returns its fingerprint only.")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.contracts.stores import (
     CircuitStoreContract,
     ExactlyOnceStoreContract,
@@ -18,6 +17,7 @@ from tests.contracts.stores import (
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import SETTINGS, build_store
+from mcp_lambda_dev.services import LocalService
 
 
 def _dynamodb(kind: str, table: str, monkeypatch: pytest.MonkeyPatch, service: LocalService) -> Any:

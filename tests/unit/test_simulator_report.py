@@ -207,7 +207,7 @@ def simulate_json(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     import sys
 
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--business", "demo", "--tool", tool,
+        [sys.executable, "-m", "mcp_lambda_dev.simulate", "--business", "demo", "--tool", tool,
          "--args", json.dumps(arguments), "--format", "json"],
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip

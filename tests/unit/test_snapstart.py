@@ -20,7 +20,7 @@ from mcp_lambda import restore, snapshot
 from mcp_lambda.calls.task_invoke import LambdaInvoker
 from mcp_lambda.downstream import HttpClient
 from mcp_lambda.settings import Settings
-from mcp_lambda_dev.local.lambda_service import LocalLambda
+from mcp_lambda.testing.invoke_api import LocalLambda
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = HANDLER_ENV

@@ -410,7 +410,7 @@ def test_settings_overrides_reach_the_handler() -> None:
 
 @pytest.mark.parametrize(
     ("overrides", "message"),
-    [({"no_such_setting": 1}, "no_such_setting"), ({"tools_page_size": 0}, "tools_page_size"),
+    [({"no_such_setting": 1}, "NO_SUCH_SETTING: not a setting"), ({"tools_page_size": 0}, "TOOLS_PAGE_SIZE: "),
      ({"business": "other"}, "business 'other'")],
 )  # fmt: skip
 def test_a_bad_settings_override_is_a_kit_error_naming_it(overrides: dict[str, Any], message: str) -> None:

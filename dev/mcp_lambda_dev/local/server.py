@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
+from mcp_lambda.testing.invoke_api import LocalLambda
+
 from .. import log_format
 from ..inventory import HELP as INVENTORY_HELP
 from ..inventory import demo_inventory
@@ -45,7 +47,6 @@ from ..simulator import with_simulator
 from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
-from .lambda_service import LocalLambda
 from .ports import free_port_after
 from .workers import LambdaHandler, load_handlers
 
@@ -273,13 +274,13 @@ def unchecked_note(settings: Settings) -> str:
 def serve(
     host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
 ) -> None:
-    from mcp_lambda.settings import SettingsError, get_settings
+    from mcp_lambda.settings import SettingsError, get_settings, seconds
 
     server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
-    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
+    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}", execute=True).start()
     invoke_api.configure_environment()
     beside = contextlib.ExitStack()  # what runs beside the server: the demo's stand-in inventory
     try:
@@ -295,7 +296,7 @@ def serve(
         beside.close()
         raise
     invoke_api.handler = handlers[0]
-    invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
+    invoke_api.timeout_seconds = seconds(settings.task_worker_timeout)
     gateway = LocalGateway(
         max_body_bytes=settings.max_body_bytes,
         allowed_origins=settings.allowed_origins,

@@ -1,4 +1,4 @@
-"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, with Powertools' `IdempotencyHandler`.
+"""ExactlyOnceCalls: runs a tools/call through the executor, once per key, on Powertools Idempotency's persistence.
 
 A call is keyed when its tool runs exactly once (`ToolSpec.runs_exactly_once`) and it carries a key (`_meta`
 tool_call_id or the Idempotency-Key header), or when its tool has a dedupe window (the key is then its arguments).
@@ -12,8 +12,8 @@ The key is scoped by business (the record prefix), caller principal and tool nam
 - the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
   caller still gets that result and the claim expires with the request's deadline, plus `CLAIM_GRACE_MS`).
 
-Powertools' handler is synchronous and calls its function itself; the tool is a coroutine, so `claims.ClaimHandler`
-stops the handler where it would call the function, and the tool is awaited here (no thread hop).
+Powertools' decorator is synchronous and calls its function itself; the tool is a coroutine, so `claims.Claim` takes
+the decorator's steps on the persistence layer's public API, and the tool is awaited here (no thread hop).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from .executor import ToolExecutor
 from .fingerprints import LogFingerprints
 
 if TYPE_CHECKING:
-    from .claims import ClaimHandler
+    from .claims import Claim
 
 # The outcomes whose results are final and replayed to a retry; a failure or an input_required round is not.
 STORED_OUTCOMES = frozenset({"success", "business_error"})
@@ -136,7 +136,7 @@ class ExactlyOnceCalls:
         started = time.perf_counter()
         fingerprint = claim.fingerprint(self.executor.fingerprints)
         fields: dict[str, Any] = {"key_fingerprint": fingerprint, "key_source": claim.source}
-        handler = claims.ClaimHandler(
+        held = claims.Claim(
             claim.payload,
             claim.expires_after_seconds,
             self.store.layer(claim.expires_after_seconds),
@@ -146,9 +146,7 @@ class ExactlyOnceCalls:
         tool = f"Tool '{spec.name}'"
         error_type: str | None
         try:
-            stored = handler.handle()  # claims the key, or answers what the key already holds
-        except claims.Claimed:
-            return await self._execute(spec, arguments, ctx, fields, handler)
+            stored = held.take()  # claims the key, or answers what the key already holds
         except claims.IdempotencyValidationError:
             outcome, error_type = "invalid_arguments", "KeyReused"
             message = f"{tool}: this {claim.source} was already used with other arguments; use a new one."
@@ -167,6 +165,8 @@ class ExactlyOnceCalls:
             message = f"{tool}: the exactly-once store is unavailable, so the tool did not run; retry later."
             result = system_error(ResultCode.IDEMPOTENCY_STORE_UNAVAILABLE, message)
         else:
+            if stored is claims.CLAIMED:
+                return await self._execute(spec, arguments, ctx, fields, held)
             outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)
 
@@ -176,16 +176,16 @@ class ExactlyOnceCalls:
         arguments: Mapping[str, Any],
         ctx: ToolContext,
         fields: Mapping[str, Any],
-        handler: ClaimHandler,
+        held: Claim,
     ) -> ToolResult | InputRequired:
         """The call holds the key: run the tool, then store its final result or give the key back."""
         executed = await self.executor.execute(spec, arguments, ctx, fields)
         result = executed.result
         try:
             if executed.outcome in STORED_OUTCOMES and isinstance(result, ToolResult):
-                handler.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+                held.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
             else:
-                handler.release()
+                held.release()
         except Exception as exc:
             # The tool ran once and answered: that answer stands; the claim expires with this invocation.
             ctx.logger.warning(

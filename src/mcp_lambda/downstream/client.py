@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
-from ..settings import Settings
+from ..settings import Settings, seconds
 from ..workers import call_within
 from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
 
@@ -126,13 +126,13 @@ class HttpClient:
         """The client the settings describe; `circuit_store` as in the constructor."""
         return cls(
             logger,
-            timeout_seconds=settings.http_timeout_ms / 1000,
+            timeout_seconds=settings.http_timeout.total_seconds(),
             max_attempts=settings.http_max_attempts,
             failure_threshold=settings.circuit_failure_threshold,
-            reset_seconds=settings.circuit_reset_ms / 1000,
+            reset_seconds=settings.circuit_reset.total_seconds(),
             circuit_store=circuit_store,
             circuit_scope=settings.business,
-            circuit_cache_seconds=settings.circuit_cache_seconds,
+            circuit_cache_seconds=seconds(settings.circuit_cache),
         )
 
     @property

@@ -1,9 +1,11 @@
 """Powertools' persistence contract over a dict: the embedded exactly-once store (one process, no durability).
 
 It keeps the DynamoDB layer's rules, so a call behaves the same in `make run` as in AWS: a claim succeeds when no
-record exists, when the record has expired, or when it is an in-progress claim whose invocation has ended; a
-refused claim reports the existing record (and a payload mismatch) the way DynamoDB's
-`ReturnValuesOnConditionCheckFailure` does.
+record exists, when the record has expired, or when it is an in-progress claim whose invocation has ended. It
+implements the four abstract methods Powertools documents for a persistence layer of one's own, and nothing else:
+a refused claim is `IdempotencyItemAlreadyExistsError`, and the claim then reads the record through the layer's
+public `get_record`, which checks the arguments against it (DynamoDB's `ReturnValuesOnConditionCheckFailure` saves
+that read; here it is a dict lookup).
 """
 
 from __future__ import annotations
@@ -42,9 +44,7 @@ class MemoryPersistenceLayer(BasePersistenceLayer):
         with self._lock:
             existing = self._records.get(data_record.idempotency_key)
             if existing is not None and not _claimable(existing, now):
-                old = copy.copy(existing)
-                self._validate_payload(data_payload=data_record, stored_data_record=old)
-                raise IdempotencyItemAlreadyExistsError(old_data_record=old)
+                raise IdempotencyItemAlreadyExistsError
             if len(self._records) >= PURGE_ABOVE:
                 self._purge(now)
             self._records[data_record.idempotency_key] = copy.copy(data_record)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from .. import StoreConfig
 
 COUNT_ATTRIBUTE = "count"
+# The protection table's shape (shared with the circuit states: Powertools' item shape, key `id`).
+KEY_ATTRIBUTE = "id"
 TTL_ATTRIBUTE = "expiration"
 
 

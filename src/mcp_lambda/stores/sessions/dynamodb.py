@@ -14,6 +14,7 @@ import math
 import time
 from typing import TYPE_CHECKING, Any
 
+from ...settings import seconds
 from ..table import ConditionFailed, DynamoDBTable
 from .base import Session, SessionIdTaken, SessionStoreUnavailable
 
@@ -22,9 +23,14 @@ if TYPE_CHECKING:
     from .. import StoreConfig
 
 
+# The table's shape (template.yaml's table and the local tables are made from these; a test pins the template).
+KEY_ATTRIBUTE = "session_id"
+TTL_ATTRIBUTE = "expires_at"
+
+
 class DynamoDBSessionStore(DynamoDBTable):
     store_name = "session store"
-    key_attribute = "session_id"
+    key_attribute = KEY_ATTRIBUTE
     unavailable_error = SessionStoreUnavailable
 
     def __init__(
@@ -137,5 +143,5 @@ NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table 
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
     return DynamoDBSessionStore(
-        config.required_table(), ttl_seconds=config.settings.session_ttl_seconds, budget=config.budget
+        config.required_table(), ttl_seconds=seconds(config.settings.session_ttl), budget=config.budget
     )

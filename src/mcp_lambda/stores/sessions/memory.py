@@ -6,6 +6,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from ...settings import seconds
 from .base import Session, SessionIdTaken
 
 if TYPE_CHECKING:
@@ -60,4 +61,4 @@ NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table
 
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
-    return MemorySessionStore(ttl_seconds=config.settings.session_ttl_seconds)
+    return MemorySessionStore(ttl_seconds=seconds(config.settings.session_ttl))

@@ -30,9 +30,14 @@ OPTIONAL_JSON_FIELDS = ("result", "error", "state")
 CALLER_FIELD = "caller"
 
 
+# The table's shape (template.yaml's table and the local tables are made from these; a test pins the template).
+KEY_ATTRIBUTE = "task_id"
+TTL_ATTRIBUTE = "expires_at"
+
+
 class DynamoDBTaskStore(DynamoDBTable):
     store_name = "task store"
-    key_attribute = "task_id"
+    key_attribute = KEY_ATTRIBUTE
     unavailable_error = TaskStoreUnavailable
 
     def create(self, task: Task) -> None:

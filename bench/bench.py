@@ -36,16 +36,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 # The demo's subscribe_product quota (20/hour per caller) would refuse all but 20 of the measured calls: these rows
-# measure the tool, `make bench-quotas` (scripts/bench_quotas.py) measures what a quota adds.
+# measure the tool, `make bench-quotas` (bench/quotas.py) measures what a quota adds.
 os.environ.setdefault("TOOL_QUOTAS", '{"subscribe_product": null}')
 
 from fastapi import FastAPI  # noqa: E402
 from mangum import Mangum  # noqa: E402
-from scripts import services  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 
 from mcp_lambda.tools import ToolContext, ToolResult  # noqa: E402
+from mcp_lambda_dev import services  # noqa: E402
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
@@ -131,7 +131,7 @@ def task_invoker() -> Any:
     import boto3
 
     from mcp_lambda.calls.task_invoke import LambdaInvoker
-    from mcp_lambda_dev.local.lambda_service import LocalLambda
+    from mcp_lambda.testing.invoke_api import LocalLambda
 
     service = LocalLambda("mcp-bench", execute=False).start()
     client = boto3.client(

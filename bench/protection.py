@@ -22,12 +22,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripts import services
-
 from mcp_lambda.downstream import HttpClient
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
 from mcp_lambda.testing import fake_service
+from mcp_lambda_dev import services
 
 LOGGER = logging.getLogger("bench-protection")
 ROUNDS = 5

@@ -1,8 +1,8 @@
 """Start and stop the real local stand-ins: DynamoDB Local (AWS's jar), moto server (Secrets Manager) and an
-OAuth 2.0 / OpenID Connect authorization server (oauth2-mock-server from npm, scripts/oauth_server.mjs).
+OAuth 2.0 / OpenID Connect authorization server (oauth2-mock-server from npm, dev/mcp_lambda_dev/oauth_server.mjs).
 
 Used by the integration-test fixtures and, as a command, to run one service in the foreground for
-`sam local` (`python scripts/services.py dynamodb --port 8000`). Everything binds or talks to 127.0.0.1.
+`sam local` (`python -m mcp_lambda_dev.services dynamodb --port 8000`). Everything binds or talks to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,24 +23,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from mcp_lambda.errors import StartupError
+from mcp_lambda.stores.exactly_once import base as exactly_once_table
+from mcp_lambda.stores.quotas import dynamodb as protection_table
+from mcp_lambda.stores.sessions import dynamodb as sessions_table
+from mcp_lambda.stores.tasks import dynamodb as tasks_table
+
+# The tables' key schemas and TTL attributes are the stores' own (defined once, in each DynamoDB backend).
+REPO_ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
 READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
-SESSIONS_PARTITION_KEY = "session_id"
-SESSIONS_TTL_ATTRIBUTE = "expires_at"
+SESSIONS_PARTITION_KEY = sessions_table.KEY_ATTRIBUTE
+SESSIONS_TTL_ATTRIBUTE = sessions_table.TTL_ATTRIBUTE
 # Powertools Idempotency's DynamoDB item shape (mcp_lambda.stores.exactly_once.base; template.yaml's IdempotencyTable).
-IDEMPOTENCY_PARTITION_KEY = "id"
-IDEMPOTENCY_TTL_ATTRIBUTE = "expiration"
+IDEMPOTENCY_PARTITION_KEY = exactly_once_table.PARTITION_KEY
+IDEMPOTENCY_TTL_ATTRIBUTE = exactly_once_table.EXPIRY_ATTRIBUTE
 # The tasks table (mcp_lambda.stores.tasks; template.yaml's TasksTable).
-TASKS_PARTITION_KEY = "task_id"
-TASKS_TTL_ATTRIBUTE = "expires_at"
+TASKS_PARTITION_KEY = tasks_table.KEY_ATTRIBUTE
+TASKS_TTL_ATTRIBUTE = tasks_table.TTL_ATTRIBUTE
 # The protection table: circuit breakers (Powertools' item shape) and quota counters (template.yaml's ProtectionTable).
-PROTECTION_PARTITION_KEY = "id"
-PROTECTION_TTL_ATTRIBUTE = "expiration"
+PROTECTION_PARTITION_KEY = protection_table.KEY_ATTRIBUTE
+PROTECTION_TTL_ATTRIBUTE = protection_table.TTL_ATTRIBUTE
 
 
-class ServiceError(RuntimeError):
+class ServiceError(StartupError, RuntimeError):
     """A local service could not be found, started or reached; the message says what to do."""
 
 
@@ -216,7 +223,7 @@ def oauth_server(port: int | None = None, install_dir: Path | None = None) -> Lo
         raise ServiceError("node (20.19+) is not on PATH; the OAuth test server needs it")
     home = oauth_server_dir(install_dir)
     chosen = port or free_port()
-    script = REPO_ROOT / "scripts" / "oauth_server.mjs"
+    script = Path(__file__).resolve().parent / "oauth_server.mjs"
     return LocalService(
         "oauth-server", [node, str(script), "--port", str(chosen), "--dir", str(home)], chosen
     )

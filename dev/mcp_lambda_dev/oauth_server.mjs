@@ -13,7 +13,7 @@
 //     keys, with the library's default claims (iss, iat, exp, nbf) overridden by `claims` (null removes one);
 //   - two published signing keys: "rs256" (RS256, signs every /token answer) and "es256" (ES256).
 //
-// Usage: node scripts/oauth_server.mjs --port N [--dir DIR]   (DIR holds node_modules/oauth2-mock-server)
+// Usage: node dev/mcp_lambda_dev/oauth_server.mjs --port N [--dir DIR]   (DIR holds node_modules/oauth2-mock-server)
 import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";

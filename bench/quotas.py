@@ -23,13 +23,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "src"), str(REPO / "dev"), str(REPO)]
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 
-from scripts import bench, services  # noqa: E402
-from scripts.bench import Handler, measure_interleaved, modern_event, p99  # noqa: E402
-
+from bench import bench  # noqa: E402
+from bench.bench import Handler, measure_interleaved, modern_event, p99  # noqa: E402
 from mcp_lambda.composition import build_runtime  # noqa: E402
 from mcp_lambda.lambda_adapter import lambda_handler  # noqa: E402
 from mcp_lambda.settings import Settings  # noqa: E402
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool  # noqa: E402
+from mcp_lambda_dev import services  # noqa: E402
 
 HINTS = ToolAnnotations(read_only=True, open_world=False)
 QUOTA = "1000000000/hour"  # never reached: every measured call is counted and let through

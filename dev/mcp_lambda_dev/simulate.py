@@ -1,6 +1,6 @@
 """Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
 
-    simulate.py --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
+    python -m mcp_lambda_dev.simulate --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
                 [--tool-call-id ID]
 
 Prints the ToolResult, the verdict, the server's warnings and errors for the call, the model-visible view, the
@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_lambda.composition import BusinessNotFound
+from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import ManifestError, bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
@@ -36,7 +37,7 @@ from mcp_lambda_dev.verdicts import verdict_of
 MODERN = "2026-07-28"
 
 
-class CannotSimulate(Exception):
+class CannotSimulate(RequestRefused):
     """What stops a simulation before any call: its message is one line naming the fix."""
 
 
