@@ -195,6 +195,12 @@ def test_the_product_list_card_shows_every_product_with_its_price(host: Host, tm
         assert product["product_id"] not in (row.text_content() or "")  # ids are for actions, never shown
     # The images come from the declared image host (CSP resourceDomains), answered locally by the route.
     assert any(url.startswith("https://img.example.com/products/") for url in host.outside)
+    # The host's theme (hostContext.theme and styles.variables) reached the view's document.
+    theme = host.view_frame().evaluate(
+        "() => [document.documentElement.dataset.theme,"
+        " getComputedStyle(document.documentElement).getPropertyValue('--color-text-primary').trim()]"
+    )
+    assert theme == ["light", "#1f2937"]
     width, height = _screenshot(host, tmp_path, "search_products")
     assert width >= 400 and height >= 60 * len(products)  # the host sized the frame to the view's content
 
