@@ -115,6 +115,12 @@ def test_a_ui_session_is_told_the_server_has_resources(client: LambdaClient) -> 
     assert "resources" not in plain.result["capabilities"]
 
 
+def test_a_ui_request_is_told_by_server_discover_the_server_has_resources(client: LambdaClient) -> None:
+    declared = _modern(client, UI).request("server/discover", {}).result["capabilities"]
+    plain = _modern(client, None).request("server/discover", {}).result["capabilities"]
+    assert "resources" in declared and "resources" not in plain
+
+
 def test_reading_an_unknown_view_is_a_precise_error(client: LambdaClient) -> None:
     reply = _modern(client, UI).request("resources/read", {"uri": "ui://demo/nope"})
     assert reply.error["code"] == -32602 and "ui://demo/nope" in reply.error["message"]
