@@ -29,7 +29,7 @@ LAYERS = (
     "transport",
     "protocol | auth",
     "calls | apps",
-    "manifest",
+    "manifest | skills",
     "tools",
     "platform_api | secrets",
     "downstream",

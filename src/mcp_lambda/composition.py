@@ -32,9 +32,11 @@ from .protocol.methods import ToolMethods
 from .protocol.modern import ModernEra
 from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
+from .protocol.skills import SkillMethods
 from .protocol.task_extension import TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
+from .skills import load_catalog
 from .stores import build_store
 from .stores.exactly_once import IdempotencyStore
 from .stores.sessions import SessionStore
@@ -232,7 +234,9 @@ def build_server(
         task_methods = TasksOnFirstUse(build_task_methods)
     page_size = settings.tools_page_size
     tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
-    features = FeatureMethods(business, contexts, rounds, page_size, logger, apps)
+    catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
+    skills = SkillMethods(catalog, page_size) if catalog else None
+    features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)
     info = server_info_of(business)
     return McpServer(
         LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),

@@ -10,6 +10,8 @@ import pytest
 from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
 
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE, declares_ui
+from mcp_lambda.settings import Settings
+from mcp_lambda.tools import Business, ToolResult, entities, tool
 
 UI = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}}
 ROUTE_VIEW = "ui://demo/route_result_card"
@@ -21,9 +23,7 @@ def client() -> LambdaClient:
     return LambdaClient(build_handler(None, settings=_settings()))
 
 
-def _settings() -> Any:
-    from mcp_lambda.settings import Settings
-
+def _settings() -> Settings:
     return Settings(business="demo")
 
 
@@ -64,7 +64,10 @@ def test_a_client_without_the_extension_sees_todays_tools(
     assert "refresh_route" not in tools  # app-only: never in a list a model reads
     assert all("_meta" not in entry for entry in tools.values())
     session = ERAS[era](client, capabilities)
-    assert session.request("resources/list", {}).error["code"] == -32601  # the demo has no other resources
+    listed = session.request("resources/list", {}).result["resources"]  # the demo's skills, no view
+    assert listed and not any(entry["uri"].startswith("ui://") for entry in listed)
+    refused = session.request("resources/read", {"uri": ROUTE_VIEW})
+    assert refused.error["code"] in (-32602, -32002) and ROUTE_VIEW in refused.error["message"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -96,7 +99,8 @@ def test_an_app_only_tool_is_called_by_a_ui_client_and_unknown_to_others(
 @pytest.mark.parametrize("era", ERAS)
 def test_a_ui_client_lists_and_reads_the_views(client: LambdaClient, era: str) -> None:
     session = ERAS[era](client, UI)
-    listed = {entry["uri"]: entry for entry in session.request("resources/list", {}).result["resources"]}
+    resources = session.request("resources/list", {}).result["resources"]
+    listed = {entry["uri"]: entry for entry in resources if entry["uri"].startswith("ui://")}
     assert set(listed) == {ROUTE_VIEW, PRODUCT_VIEW}
     assert all(entry["mimeType"] == VIEW_MIME_TYPE for entry in listed.values())
     contents = session.request("resources/read", {"uri": PRODUCT_VIEW}).result["contents"]
@@ -107,18 +111,48 @@ def test_a_ui_client_lists_and_reads_the_views(client: LambdaClient, era: str) -
     assert html.startswith("<!DOCTYPE html>") and "window.McpApp" in html and '"products"' in html
 
 
-def test_a_ui_session_is_told_the_server_has_resources(client: LambdaClient) -> None:
-    declared = _legacy(client, UI).initialize_reply
-    plain = _legacy(client, None).initialize_reply
+THINGS_MANIFEST = """
+tools:
+  show: {output: {kind: entities, entity_types: [thing]}}
+entities:
+  thing:
+    schema:
+      thing_id: {type: string, is_entity_id: true}
+      entity_type: {type: string, llm_visible: false}
+      title: {type: string}
+    tool_card_binding: {show: thing_card}
+"""
+
+
+@tool(description="Shows a thing.")
+async def show(thing_id: str) -> ToolResult:
+    return entities([{"entity_type": "thing", "thing_id": thing_id, "title": "A thing"}])
+
+
+@pytest.fixture(scope="module")
+def views_only(tmp_path_factory: pytest.TempPathFactory) -> LambdaClient:
+    """A business whose only resources are its card views."""
+    folder = tmp_path_factory.mktemp("things")
+    (folder / "things.yaml").write_text(THINGS_MANIFEST, encoding="utf-8")
+    settings = Settings(business="things", manifest_dir=str(folder))
+    return LambdaClient(build_handler(Business(name="things", tools=[show]), settings))
+
+
+def test_a_ui_session_is_told_the_server_has_resources(views_only: LambdaClient) -> None:
+    declared = _legacy(views_only, UI).initialize_reply
+    plain = _legacy(views_only, None).initialize_reply
     assert declared is not None and plain is not None
     assert "resources" in declared.result["capabilities"]
     assert "resources" not in plain.result["capabilities"]
+    assert _legacy(views_only, None).request("resources/list", {}).error["code"] == -32601
 
 
-def test_a_ui_request_is_told_by_server_discover_the_server_has_resources(client: LambdaClient) -> None:
-    declared = _modern(client, UI).request("server/discover", {}).result["capabilities"]
-    plain = _modern(client, None).request("server/discover", {}).result["capabilities"]
+def test_a_ui_request_is_told_by_server_discover_the_server_has_resources(views_only: LambdaClient) -> None:
+    declared = _modern(views_only, UI).request("server/discover", {}).result["capabilities"]
+    plain = _modern(views_only, None).request("server/discover", {}).result["capabilities"]
     assert "resources" in declared and "resources" not in plain
+    listed = _modern(views_only, UI).request("resources/list", {}).result["resources"]
+    assert [entry["uri"] for entry in listed] == ["ui://things/thing_card"]
 
 
 def test_reading_an_unknown_view_is_a_precise_error(client: LambdaClient) -> None:

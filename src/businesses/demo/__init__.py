@@ -39,6 +39,8 @@ BUSINESS = Business(
         export_trip_plan,
         refresh_route,
     ],
+    # plan-a-day-out and shop-with-alerts: how an agent should use these tools (served over MCP, SEP-2640).
+    skills=Path(__file__).with_name("skills"),
     # MCP Apps hosts (Claude, ChatGPT, VS Code, ...) show the manifest's cards as views (docs/cards.md): the
     # generic view for both widgets, images from the two image hosts, and a Refresh button on the route card.
     card_views=CardViews(

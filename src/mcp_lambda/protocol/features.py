@@ -20,6 +20,7 @@ from .pagination import listing
 from .params import required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
+from .skills import SkillMethods
 
 
 async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -53,9 +54,11 @@ class FeatureMethods:
         rounds: Rounds,
         page_size: int,
         logger: ToolLogger,
+        skills: SkillMethods | None = None,
         apps: AppViews | None = None,
     ) -> None:
         self.business = business
+        self.skills = skills  # the Skills extension: its files are resources too
         self.apps = apps or AppViews(
             None
         )  # MCP Apps: card views, resources only for a client that renders them
@@ -65,7 +68,7 @@ class FeatureMethods:
         self._page_size = page_size
 
     def has_resources(self) -> bool:
-        return bool(self.business.resources or self.business.resource_templates)
+        return bool(self.business.resources or self.business.resource_templates or self.skills)
 
     def capabilities(
         self, resources: dict[str, Any], client_capabilities: Mapping[str, Any] | None = None
@@ -94,6 +97,8 @@ class FeatureMethods:
             table.update({"prompts/list": self.prompts_list, "prompts/get": self.prompts_get})
         if self.business.completer is not None:
             table["completion/complete"] = self.complete
+        if self.skills is not None:
+            table.update(self.skills.handlers())
         return table
 
     def subscription_handlers(self) -> dict[str, Handler]:
@@ -109,10 +114,11 @@ class FeatureMethods:
 
     async def resources_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         self._require_resources(scope, "resources/list")
-        items: list[Any] = [*self.business.resources, *self.apps.resources(scope)]
-        return listing(
-            "resources", items, params, self._page_size, lambda r: r if isinstance(r, dict) else r.to_wire()
-        )
+        resources = [spec.to_wire() for spec in self.business.resources]
+        if self.skills is not None:
+            resources += self.skills.resources()
+        resources += self.apps.resources(scope)
+        return listing("resources", resources, params, self._page_size, dict)
 
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         self._require_resources(scope, "resources/templates/list")
@@ -125,6 +131,8 @@ class FeatureMethods:
         view = self.apps.read(scope, uri)
         if view is not None:
             return view
+        if self.skills is not None and self.skills.serves(uri):
+            return self.skills.read(uri)
         try:
             spec = self.business.resource_for(uri)
         except ResourceNotFound:

@@ -35,6 +35,7 @@ from .scope import (
     idempotency_key_of,
     trace_context_of,
 )
+from .skills import SKILLS_CACHEABLE_METHODS, SKILLS_EXTENSION
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
 
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -84,8 +85,13 @@ class ModernEra:
     def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
         served = self.features.capabilities({"listChanged": False}, client_capabilities)
         capabilities = {"tools": {"listChanged": False}, **served}
+        extensions: dict[str, Any] = {}
         if self.tasks is not None:
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            extensions[TASKS_EXTENSION] = {}
+        if self.features.skills is not None:
+            extensions[SKILLS_EXTENSION] = self.features.skills.capability()
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def tasks_negotiated(self, scope: CallScope) -> bool:
@@ -215,7 +221,8 @@ class ModernEra:
 
     def _decorate(self, scope: CallScope, method: str, result: dict[str, Any]) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
-        if method in CACHEABLE_METHODS and result["resultType"] == "complete":
+        cacheable = method in CACHEABLE_METHODS or method in SKILLS_CACHEABLE_METHODS
+        if cacheable and result["resultType"] == "complete":
             result.setdefault("ttlMs", self.list_ttl_ms)
             # A result that depends on the caller must never be served from a shared cache to someone else.
             result.setdefault("cacheScope", "private" if scope.caller_specific else "public")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import StartupError
@@ -38,6 +39,9 @@ class Business:
     resource_templates: Sequence[ResourceTemplateSpec] = ()
     prompts: Sequence[PromptSpec] = ()
     completer: Completer | None = None
+    # The business's skills folder (one Agent Skills folder per skill, docs/skills.md), served over MCP (SEP-2640):
+    # `skills=Path(__file__).with_name("skills")`.
+    skills: Path | None = None
     # MCP Apps views of the cards the manifest binds, and their buttons (docs/cards.md); None: generic views.
     card_views: CardViews | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
