@@ -39,7 +39,7 @@ LAYERS = (
     "settings",
     "deadlines | trace_context",
     "workers | restore",
-    "errors | wire",
+    "errors | wire | strict_json",
 )
 
 

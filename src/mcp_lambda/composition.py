@@ -171,7 +171,7 @@ def build_server(
     """
     logger = get_logger(business.name, settings.log_format)
     configure_process()
-    result_check, output_schemas, manifest = bind_business_manifest(settings, business)
+    result_check, result_view, output_schemas, manifest = bind_business_manifest(settings, business)
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
@@ -190,7 +190,7 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
     )
     contexts = ContextFactory(services)
     rounds = Rounds(
@@ -239,8 +239,10 @@ def build_server(
     features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)
     info = server_info_of(business)
     return McpServer(
-        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),
-        ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
+        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info, logger),
+        ModernEra(
+            business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
+        ),
         task_methods,
     )
 

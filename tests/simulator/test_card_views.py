@@ -216,6 +216,7 @@ def test_the_route_card_shows_the_duration_and_its_action_refreshes_it(host: Hos
     card.get_by_role("button", name="Refresh with traffic").click()
     view = host.page.frame_locator("iframe.app-frame").frame_locator("#view")
     view.locator("#status").filter(has_text="Refreshed").wait_for()
+    assert "{" not in (view.locator("#status").text_content() or "")  # the sentence, not the model's JSON
     calls = [m for m in host.page.evaluate("window.host.log") if m["method"] == "tools/call"]
     assert [c["params"] for c in calls] == [
         {"name": "refresh_route", "arguments": {"route_id": route["route_id"]}}

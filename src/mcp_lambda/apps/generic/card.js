@@ -131,7 +131,7 @@
     button.disabled = true;
     status.textContent = action.label + "…";
     app.callTool(action.tool, args).then(function (result) {
-      status.textContent = textOf(result);
+      status.textContent = sentenceOf(result);
       status.classList.toggle("error", !!result.isError);
       if (!result.isError) render(result, true);
     }).catch(function (error) {
@@ -180,12 +180,17 @@
       .map(function (block) { return block.text; }).join("\n");
   }
 
+  // The business's sentence: the text's first line (what follows it is the model's JSON view of the entities).
+  function sentenceOf(result) {
+    return textOf(result).split("\n")[0];
+  }
+
   // A tools/call result: its entities as cards; an error result or one without entities as its text.
   function render(result, keepStatus) {
     card.replaceChildren();
     var entities = result.structuredContent && result.structuredContent.entities;
     if (result.isError || !Array.isArray(entities)) {
-      card.appendChild(element("p", result.isError ? "error" : "", textOf(result)));
+      card.appendChild(element("p", result.isError ? "error" : "", result.isError ? sentenceOf(result) : textOf(result)));
       card.dataset.state = result.isError ? "error" : "text";
       return;
     }
