@@ -23,8 +23,6 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-import record_events
-
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = Path(__file__).resolve().parent / "scaffold"
 SUFFIX = ".tmpl"
@@ -171,6 +169,8 @@ def record(name: str, root: Path) -> list[Path]:
     Returns:
         The event files written.
     """
+    import record_events  # beside this script (run as one); `planned` is importable without it
+
     # root/src first: the handler finds the manifest (and the business) beside the framework it imports from.
     sys.path[:0] = [str(root / "src"), str(root)]
     server_log = io.StringIO()  # the handler's log lines: shown only if recording fails

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StartupError
+from .cards import CardViews
 from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
@@ -42,6 +43,8 @@ class Business:
     # The business's skills folder (one Agent Skills folder per skill, docs/skills.md), served over MCP (SEP-2640):
     # `skills=Path(__file__).with_name("skills")`.
     skills: Path | None = None
+    # MCP Apps views of the cards the manifest binds, and their buttons (docs/cards.md); None: generic views.
+    card_views: CardViews | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
     # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
