@@ -16,11 +16,13 @@ export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
 
-# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top.
-$(VENV)/.installed-run: pyproject.toml
+# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top. Each
+# business's own pins (src/businesses/<name>/requirements.txt) are installed too: its code imports them.
+BUSINESS_REQUIREMENTS := $(wildcard src/businesses/*/requirements.txt)
+$(VENV)/.installed-run: pyproject.toml $(BUSINESS_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e .
+	$(VENV)/bin/pip install --quiet -e . $(addprefix -r ,$(BUSINESS_REQUIREMENTS))
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
@@ -34,8 +36,10 @@ run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp thr
 	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload)
 
 # stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
+# Like `make run`, it needs the runtime dependencies only; the first start says why it takes a while.
 stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), as desktop clients start it
-	@$(MAKE) --no-print-directory venv >&2
+	@[ -f $(VENV)/.installed-run ] || echo "stdio: installing the runtime dependencies into $(VENV) (first start only, about a minute)" >&2
+	@$(MAKE) --no-print-directory venv-run >&2
 	@BUSINESS=$(BUSINESS) exec $(PY) -m mcp_lambda_dev.stdio
 
 # -rs: every skipped test is listed with its reason (each says what would make it run).
@@ -45,7 +49,7 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make checks
+lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make validate and make checks (every business's stack)
 	$(VENV)/bin/ruff check src dev tests scripts bench
 	$(VENV)/bin/ruff format --check src dev tests scripts bench
 	$(VENV)/bin/mypy

@@ -28,7 +28,7 @@ LAYERS = (
     "app",
     "transport",
     "protocol | auth",
-    "calls",
+    "calls | apps",
     "manifest | skills",
     "tools",
     "platform_api | secrets",
@@ -39,7 +39,7 @@ LAYERS = (
     "settings",
     "deadlines | trace_context",
     "workers | restore",
-    "errors | wire",
+    "errors | wire | strict_json",
 )
 
 

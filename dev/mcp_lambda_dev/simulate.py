@@ -315,6 +315,8 @@ def _verdict_lines(report: dict[str, Any], detail: dict[str, Any]) -> list[str]:
         advice = (
             f"retryable {structured.get('retryable')}, suggested_action {structured.get('suggested_action')}"
         )
+        if "details" in structured:  # what the agent can act on, as data
+            advice += f", details {json.dumps(structured['details'], ensure_ascii=False)}"
         return [f"Verdict: ERROR RESULT - the tool ran and answered an error ({why}; {advice})\n"]
     return [f"Verdict: FAILED - the tool ran and failed ({why}); see the server log below\n"]
 

@@ -140,8 +140,9 @@ def test_valid_results_pass_untouched(client: ModernClient, logs: Lines) -> None
 
 def test_tools_list_shows_the_manifest_output_schema_for_entities_tools(client: ModernClient) -> None:
     tools = {t["name"]: t for t in client.request("tools/list").body["result"]["tools"]}
-    schema = tools["return_route"]["outputSchema"]
-    assert schema["properties"]["entities"]["items"]["required"] == ["entity_type", "route_id"]
+    success, error = tools["return_route"]["outputSchema"]["anyOf"]
+    assert success["properties"]["entities"]["items"]["required"] == ["entity_type", "route_id"]
+    assert error == {"$ref": "#/$defs/tool_error"}
     assert "outputSchema" not in tools["return_action"]
 
 

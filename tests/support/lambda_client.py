@@ -234,9 +234,12 @@ class ModernClient:
 class LegacyClient:
     """A handshake-era client: initialize, then requests on the Mcp-Session-Id it was given."""
 
-    def __init__(self, client: LambdaClient, version: str = "2025-11-25") -> None:
+    def __init__(
+        self, client: LambdaClient, version: str = "2025-11-25", capabilities: dict[str, Any] | None = None
+    ) -> None:
         self.client = client
         self.version = version
+        self.capabilities = capabilities or {}  # what `initialize` declares
         self.session_id: str | None = None
         self.next_id = 1
         self.initialize_reply: Reply | None = None
@@ -249,7 +252,7 @@ class LegacyClient:
                 "method": "initialize",
                 "params": {
                     "protocolVersion": self.version,
-                    "capabilities": {},
+                    "capabilities": self.capabilities,
                     "clientInfo": {"name": "pytest", "version": "1.0"},
                 },
             }

@@ -6,6 +6,7 @@ import base64
 import binascii
 from typing import Any
 
+from ..observability import ToolLogger
 from ..tools import Business, InputRequired
 from ..wire import (
     CACHEABLE_METHODS,
@@ -14,6 +15,7 @@ from ..wire import (
     HTTP_STATUS_OF_CODE,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    META_CLIENT_INFO,
     META_VERSION,
     METHOD_NOT_FOUND,
     NAME_BEARING_METHODS,
@@ -22,6 +24,7 @@ from ..wire import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .features import FeatureMethods
+from .handshake_log import log_handshake
 from .jsonrpc import Notification, Request, RpcError, parse_message, recover_id, result_response, shown
 from .methods import ToolMethods
 from .rounds import Rounds
@@ -57,7 +60,9 @@ class ModernEra:
         server_info: dict[str, Any],
         list_ttl_ms: int,
         tasks: TaskApi | None = None,
+        logger: ToolLogger | None = None,
     ) -> None:
+        self.logger = logger
         self.business = business
         self.features = features
         self.rounds = rounds
@@ -82,8 +87,9 @@ class ModernEra:
             if mirrored:
                 self.param_headers[spec.name] = mirrored
 
-    def capabilities(self) -> dict[str, Any]:
-        capabilities = {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+    def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
+        served = self.features.capabilities({"listChanged": False}, client_capabilities)
+        capabilities = {"tools": {"listChanged": False}, **served}
         extensions: dict[str, Any] = {}
         if self.tasks is not None:
             extensions[TASKS_EXTENSION] = {}
@@ -198,6 +204,7 @@ class ModernEra:
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
+            stream=inbound.stream,
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:
@@ -231,9 +238,10 @@ class ModernEra:
         return result
 
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        log_handshake(self.logger, "mcp_discovered", scope.protocol_version, scope.meta.get(META_CLIENT_INFO))
         result: dict[str, Any] = {
             "supportedVersions": list(STATELESS_REVISIONS),
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(dict(scope.client_capabilities)),
         }
         if self.business.instructions:
             result["instructions"] = self.business.instructions

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .client import DEFAULT_CAPABILITIES, McpTestClient
     from .errors import KitError, ProtocolError
     from .events import record_conversations, replay_conversation, replay_conversations
-    from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
+    from .fakes import DeclaredSecrets, FakeService, ServiceRequest, StaticSecrets, fake_service
     from .framing import ERAS, MODERN, Era
     from .identity import (
         DEFAULT_AUDIENCE,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .replay import Mismatch
     from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
     from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
+    from .tables import BusinessTable, business_table
     from .tasks import TaskHandle, TaskState
 
 # Each public name and the module that defines it: imported on first use, so that importing one module of
@@ -63,6 +64,9 @@ _EXPORTS = {
     "RoundResult": "results",
     "ServiceRequest": "fakes",
     "StaticSecrets": "fakes",
+    "DeclaredSecrets": "fakes",
+    "BusinessTable": "tables",
+    "business_table": "tables",
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
@@ -84,7 +88,9 @@ __all__ = [
     "DEFAULT_ISSUER",
     "ERAS",
     "MODERN",
+    "BusinessTable",
     "Completion",
+    "DeclaredSecrets",
     "Era",
     "FakeService",
     "HttpReply",
@@ -106,6 +112,7 @@ __all__ = [
     "TaskState",
     "ToolCallResult",
     "authorizer_context",
+    "business_table",
     "compose_handler",
     "fake_service",
     "http_event",

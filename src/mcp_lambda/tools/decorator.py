@@ -8,17 +8,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 from ..caller import SCOPE_TOKEN
+from .error_schema import admitting_errors
 from .options import (
     ExactlyOnce,
     Quota,
     TaskConfig,
     ToolAnnotations,
+    checked_visibility,
     exactly_once_fields,
     parse_rate_limit,
     task_fields,
     wire_annotations,
 )
-from .schema import ToolSignatureError, arguments_model, compiled_input_schema
+from .schema import ToolSignatureError, arguments_model, compiled_input_schema, optional_without_null
 from .schema import input_schema as _schema_of
 from .spec import P, R, ToolSpec
 
@@ -47,6 +49,7 @@ def tool(
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
     quota: str | None = None,
+    visibility: Sequence[str] | None = None,
 ) -> Callable[[Callable[P, R]], ToolSpec[P, R]]: ...
 
 
@@ -67,6 +70,7 @@ def tool(
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
     quota: str | None = None,
+    visibility: Sequence[str] | None = None,
 ) -> ToolSpec[P, R] | Callable[[Callable[P, R]], ToolSpec[P, R]]:
     """Describe a function as a tool: `@tool` alone, or `@tool(...)` with the keywords below.
 
@@ -84,7 +88,8 @@ def tool(
         annotations: The hints a client may rely on, e.g. `ToolAnnotations(read_only=True)`.
         input_schema: A hand-written JSON Schema (any 2020-12 keyword, `"type": "object"`) served verbatim;
             the arguments are then passed through without pydantic validation.
-        output_schema: The JSON Schema of `structuredContent`, served in tools/list.
+        output_schema: The JSON Schema of a successful `structuredContent`, served in tools/list admitting the
+            error object as well (docs/tools.md#error-results).
         meta: The tool's `_meta` in tools/list.
         safe_fields: Arguments whose values may appear in logs (all others are redacted).
         scopes: OAuth scopes a caller must hold (AUTH_MODE jwt or apigateway) to see and call the tool; a call
@@ -98,6 +103,9 @@ def tool(
             (anonymous callers share one count) in each window of the period, aligned to the epoch, counted by
             every container together (`PROTECTION_STORE`); over it, error result 42900 with `retry_after_ms`
             until the window ends. `TOOL_QUOTAS` overrides it without a code change. Checked after `rate_limit`.
+        visibility: Who may see and call the tool on an MCP Apps host (`_meta.ui.visibility`): None (both),
+            `["app"]` for a card action only the card's view calls (hidden from the model: a client that did not
+            declare the MCP Apps extension neither lists nor calls it), or `["model", "app"]` (docs/cards.md).
 
     Returns:
         The ToolSpec (bare form), or a decorator that makes one (called form).
@@ -132,6 +140,7 @@ def tool(
         required_scopes = _checked_scopes(tool_name, scopes)
         _check_rate(tool_name, "rate_limit", rate_limit, "5/second", parse_rate_limit)
         _check_rate(tool_name, "quota", quota, "100/hour", Quota.parse)
+        declared_visibility = checked_visibility(tool_name, visibility)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -142,10 +151,11 @@ def tool(
             is_async=inspect.iscoroutinefunction(func),
             title=title,
             annotations=wire_annotations(tool_name, annotations),
-            output_schema=output_schema,
+            output_schema=admitting_errors(output_schema) if output_schema is not None else None,
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            null_means_absent=optional_without_null(schema) if arguments is not None else frozenset(),
             exactly_once=declared_once,
             dedupe_window_seconds=window,
             scopes=required_scopes,
@@ -153,6 +163,7 @@ def tool(
             before_task=before_task,
             rate_limit=rate_limit,
             quota=quota,
+            visibility=declared_visibility,
         )
 
     return wrap(fn) if fn is not None else wrap

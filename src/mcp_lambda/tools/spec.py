@@ -44,6 +44,9 @@ class ToolSpec(Generic[P, R]):
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    # Optional arguments whose schema has no null: a null for one means "not given" (strict function-calling
+    # modes send null for every argument left empty), so the function gets its default.
+    null_means_absent: frozenset[str] = field(default_factory=frozenset)
     # Exactly-once calls: as declared (None: every tool that is not read-only), and the window in which calls
     # without a key that carry the same arguments replay the first result (None: no dedupe of key-less calls).
     exactly_once: bool | None = None
@@ -55,6 +58,8 @@ class ToolSpec(Generic[P, R]):
     before_task: Callable[..., Any] | None = None
     rate_limit: str | None = None  # e.g. "5/second": per caller, per container (tools/rate_limits.py)
     quota: str | None = None  # e.g. "100/hour": per caller, across the fleet (tools/quotas.py)
+    # MCP Apps `_meta.ui.visibility` as declared (None: model and app); see `model_visible`.
+    visibility: tuple[str, ...] | None = None
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function with the same arguments, outside the server (no validation, no logging).
@@ -87,6 +92,11 @@ class ToolSpec(Generic[P, R]):
     def open_world(self) -> bool:
         """The tool reaches outside systems (`openWorldHint`); true unless declared."""
         return self._hint("openWorldHint")
+
+    @property
+    def model_visible(self) -> bool:
+        """The model may see and call the tool: visibility not declared, or declared with `"model"`."""
+        return self.visibility is None or "model" in self.visibility
 
     @property
     def runs_exactly_once(self) -> bool:
