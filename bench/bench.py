@@ -567,6 +567,7 @@ def cold_section(runs: int) -> None:
 
     from scripts.manifest_compile import main as compile_manifests
     from scripts.package_stage import stage
+    from scripts.skills_compile import main as compile_skills
     from scripts.tool_schemas_compile import main as compile_tool_schemas
 
     say(
@@ -585,6 +586,9 @@ def cold_section(runs: int) -> None:
                 [str(staged), "--source", str(src)]
             ):
                 raise RuntimeError("cold start: the tool schemas did not compile")
+            # The package serves its skills from their compiled index, as make build writes it.
+            if compile_skills([str(staged)]) != 0:
+                raise RuntimeError("cold start: the skills index did not compile")
         for tree in (src, staged, REPO / "dev"):
             compileall.compile_dir(tree, quiet=1)
         first_call = modern_event(
