@@ -46,8 +46,8 @@ AGENTS_NODE_STAMP := $(AGENTS_NODE)/.installed-$(shell cksum < tests/agents/pack
 $(AGENTS_VENV)/%/.installed: tests/agents/requirements-%.txt
 	rm -rf $(AGENTS_VENV)/$*
 	$(PYTHON) -m venv $(AGENTS_VENV)/$*
-	$(AGENTS_VENV)/$*/bin/pip install --quiet --upgrade pip
-	$(AGENTS_VENV)/$*/bin/pip install --quiet -r $<
+	env -u PYTHONPATH $(AGENTS_VENV)/$*/bin/pip install --quiet --upgrade pip
+	env -u PYTHONPATH $(AGENTS_VENV)/$*/bin/pip install --quiet -r $<
 	touch $@
 
 $(AGENTS_NODE_STAMP): tests/agents/package.json tests/agents/package-lock.json
