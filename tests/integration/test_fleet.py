@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from scripts import fleet
 from scripts.services import LocalService
-from tests.support.lambda_client import modern_headers, modern_request
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.testing import FakeService, fake_service
 

@@ -6,12 +6,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import LambdaClient, Reply, build_handler
+from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import HttpReply, McpTestClient
 
-CLIENT = LambdaClient(build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32)))
+CLIENT = McpTestClient.over_handler(
+    build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32))
+)
 METHODS = [
     "initialize",
     "ping",
@@ -51,7 +54,7 @@ headers = st.fixed_dictionaries(
 )
 
 
-def _send(body: Any, extra: dict[str, str]) -> Reply:
+def _send(body: Any, extra: dict[str, str]) -> HttpReply:
     # Exactly these headers (no default Host/Accept), and every reply through the wire oracle.
     return CLIENT.post(body, {"content-type": "application/json", **extra}, defaults=False)
 

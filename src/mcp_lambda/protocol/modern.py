@@ -8,6 +8,7 @@ from typing import Any
 
 from ..tools import Business, InputRequired
 from .features import FeatureMethods
+from .framing import META_CAPABILITIES
 from .jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -43,7 +44,6 @@ from .wire_tables import (
     TASK_NAME_BEARING_METHODS,
 )
 
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 

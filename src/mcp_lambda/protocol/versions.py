@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 LEGACY_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-MODERN_VERSIONS = ("2026-07-28",)
+# The stateless revision: every request carries its `_meta` envelope (protocol/framing.py builds it).
+MODERN_VERSION = "2026-07-28"
+MODERN_VERSIONS = (MODERN_VERSION,)
 LATEST_LEGACY_VERSION = "2025-11-25"
 # Streamable HTTP: a server MAY assume 2025-03-26 when a legacy request carries no version header.
 HEADERLESS_VERSION = "2025-03-26"

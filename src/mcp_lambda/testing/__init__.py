@@ -31,10 +31,19 @@ if TYPE_CHECKING:
         authorizer_context,
         shared_issuer,
     )
+    from .listings import ListedPrompt, ListedResource, ListedTool
     from .replay import Mismatch
     from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
-    from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
+    from .runtime import (
+        HandlerTransport,
+        InProcessInvoker,
+        InProcessLambda,
+        compose_handler,
+        invoke,
+        make_settings,
+    )
     from .tasks import TaskHandle, TaskState
+    from .transports import HttpTransport, Transport
 
 # Each public name and the module that defines it: imported on first use, so that importing one module of
 # the kit (dev/ imports `apigateway` alone) does not load the handler and everything it composes.
@@ -46,11 +55,16 @@ _EXPORTS = {
     "authorizer_context": "identity",
     "shared_issuer": "identity",
     "Completion": "results",
-    "DEFAULT_CAPABILITIES": "client",
+    "DEFAULT_CAPABILITIES": "channel",
     "ERAS": "framing",
     "Era": "framing",
     "FakeService": "fakes",
+    "HandlerTransport": "runtime",
     "HttpReply": "results",
+    "HttpTransport": "transports",
+    "ListedPrompt": "listings",
+    "ListedResource": "listings",
+    "ListedTool": "listings",
     "InProcessInvoker": "runtime",
     "InProcessLambda": "runtime",
     "KitError": "errors",
@@ -66,6 +80,7 @@ _EXPORTS = {
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
+    "Transport": "transports",
     "compose_handler": "runtime",
     "fake_service": "fakes",
     "http_event": "apigateway",
@@ -87,11 +102,16 @@ __all__ = [
     "Completion",
     "Era",
     "FakeService",
+    "HandlerTransport",
     "HttpReply",
+    "HttpTransport",
     "Identity",
     "InProcessInvoker",
     "InProcessLambda",
     "KitError",
+    "ListedPrompt",
+    "ListedResource",
+    "ListedTool",
     "LocalContext",
     "LocalIssuer",
     "McpTestClient",
@@ -105,6 +125,7 @@ __all__ = [
     "TaskHandle",
     "TaskState",
     "ToolCallResult",
+    "Transport",
     "authorizer_context",
     "compose_handler",
     "fake_service",
