@@ -46,18 +46,18 @@ unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
 lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make checks
-	$(VENV)/bin/ruff check src dev tests scripts
-	$(VENV)/bin/ruff format --check src dev tests scripts
+	$(VENV)/bin/ruff check src dev tests scripts bench
+	$(VENV)/bin/ruff format --check src dev tests scripts bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict src/businesses
 	$(PY) scripts/import_graph.py src
 
 fmt: venv ## format the code
-	$(VENV)/bin/ruff format src dev tests scripts
-	$(VENV)/bin/ruff check --fix src dev tests scripts
+	$(VENV)/bin/ruff format src dev tests scripts bench
+	$(VENV)/bin/ruff check --fix src dev tests scripts bench
 
 bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
-	$(PY) scripts/bench.py
+	$(PY) bench/bench.py
 
 events: venv ## record tests/businesses/BUSINESS/conversations.py to events/BUSINESS/ (its replay test compares with them)
 	$(PY) scripts/record_events.py $(BUSINESS)

@@ -12,11 +12,11 @@ simulate: export SIMULATE_ARGS = $(or $(ARGS),{})
 simulate: export SIMULATE_TOOL_CALL_ID = $(TOOL_CALL_ID)
 simulate: venv-run ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the handler; FORMAT=json; TOOL_CALL_ID=x retries it
 	@[ -n "$(TOOL)" ] || { echo "simulate: TOOL is required, e.g. make simulate TOOL=search_products ARGS='{\"keyword\": \"cup\"}'" >&2; exit 2; }
-	@$(PY) scripts/simulate.py --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)" --tool-call-id "$$SIMULATE_TOOL_CALL_ID"
+	@$(PY) -m mcp_lambda_dev.simulate --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)" --tool-call-id "$$SIMULATE_TOOL_CALL_ID"
 
 test: manifest-lint-all
 
 bench-manifest: venv ## cost of the run-time manifest check per demo result
-	$(PY) scripts/manifest_bench.py
+	$(PY) bench/manifest.py
 
 bench: bench-manifest

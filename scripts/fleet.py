@@ -26,7 +26,7 @@ if str(REPO_ROOT / "dev") not in sys.path:  # run as a script: the dev package s
     sys.path.insert(0, str(REPO_ROOT / "dev"))
     sys.path.insert(0, str(REPO_ROOT))
 
-from scripts import services  # noqa: E402
+from mcp_lambda_dev import services  # noqa: E402
 
 # Fake credentials for DynamoDB Local (which accepts any); the servers never see real ones.
 LOCAL_AWS_ENV = {

@@ -28,16 +28,18 @@ LAYERS = (
     "app",
     "transport",
     "protocol | auth",
-    "stores",
-    "manifest | sessions | idempotency | tasks",
+    "calls",
+    "manifest",
     "tools",
-    "platform_api | secrets | caller",
-    "downstream | aws",
+    "platform_api | secrets",
+    "downstream",
+    "stores",
+    "aws | caller",
     "observability",
     "settings",
     "deadlines | trace_context",
     "workers | restore",
-    "errors",
+    "errors | wire",
 )
 
 

@@ -7,7 +7,7 @@ that resource (RFC 8707), so the token's `aud` is exactly the URL the server che
 the local server signs the user in at once, as the `login_hint` user. The token alone goes to stdout.
 
 Usage (the server must run with AUTH_MODE=jwt and AUTH_ISSUER set to a running local issuer):
-    python scripts/services.py oauth --port 9000                           # terminal 1: the issuer
+    python -m mcp_lambda_dev.services oauth --port 9000                           # terminal 1: the issuer
     AUTH_MODE=jwt AUTH_ISSUER=http://127.0.0.1:9000 make run               # terminal 2: the MCP server
     TOKEN=$(python scripts/local_token.py http://127.0.0.1:3000/mcp)       # terminal 3 (or: make token)
 """
@@ -87,7 +87,7 @@ def _endpoints(issuer: str) -> tuple[str, str]:
         document = _get_json(f"{issuer.rstrip('/')}/.well-known/openid-configuration")
     except OSError as exc:
         raise TokenError(
-            f"the issuer {issuer} does not answer ({exc}); start it: python scripts/services.py oauth --port 9000"
+            f"the issuer {issuer} does not answer ({exc}); start it: python -m mcp_lambda_dev.services oauth --port 9000"
         ) from None
     return str(document["authorization_endpoint"]), str(document["token_endpoint"])
 

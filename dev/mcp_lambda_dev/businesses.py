@@ -51,7 +51,7 @@ def load_business(name: str) -> Business:
 
     Raises:
         BusinessNotFound: There is no such package (the message names the known ones).
-        BusinessError: The package is malformed.
+        BusinessDefinitionError: The package is malformed.
     """
     try:
         return load_named(name)

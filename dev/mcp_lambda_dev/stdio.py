@@ -27,22 +27,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from mcp_lambda.app import create_server
+from mcp_lambda.composition import build_server
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer
-from mcp_lambda.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Notification,
-    RpcError,
-    error_response,
-    parse_message,
-    recover_id,
-)
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.protocol.jsonrpc import Notification, RpcError, error_response, parse_message, recover_id
 from mcp_lambda.settings import get_settings
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from mcp_lambda_dev.businesses import load_business
 
 from . import log_format
@@ -186,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         workers = ThreadTaskWorkers(logger)
         # The one session of a stdio process lives in the process (SESSION_STORE does not apply).
         sessions = MemorySessionStore(PROCESS_SESSION_TTL_SECONDS)
-        server = create_server(settings, business, sessions, invoker=workers)
+        server = build_server(settings, business, sessions, invoker=workers)
         workers.bind(server)
     except StartupError as exc:  # a setting, the business, a tool signature or the manifest
         print(f"stdio: {exc}", file=sys.stderr)

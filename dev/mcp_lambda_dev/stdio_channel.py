@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_lambda.protocol.jsonrpc import INVALID_REQUEST, RpcError
+from mcp_lambda.protocol.jsonrpc import RpcError
 from mcp_lambda.protocol.modern import META_VERSION
 from mcp_lambda.protocol.scope import SESSION_HEADER, Inbound, Outbound
+from mcp_lambda.wire import INVALID_REQUEST
 
 
 def carries_modern_envelope(body: Any) -> bool:

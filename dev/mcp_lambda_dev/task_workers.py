@@ -1,5 +1,5 @@
 """Task workers inside the serving process, for `make stdio`: where Lambda would queue an asynchronous invocation
-of the function (`mcp_lambda.tasks.LambdaInvoker`), each worker runs on a thread of its own, with an event loop of
+of the function (`mcp_lambda.stores.tasks.LambdaInvoker`), each worker runs on a thread of its own, with an event loop of
 its own, on the same protocol server, while the process goes on answering the client (`tasks/get` polls it).
 
 A stdio process is one client's server, started and ended by that client: a worker still running when the input
@@ -13,15 +13,15 @@ import asyncio
 import threading
 import uuid
 
+from mcp_lambda.calls.task_invoke import TaskStartFailed
 from mcp_lambda.observability import ToolLogger, log_internal_error
 from mcp_lambda.protocol import McpServer
-from mcp_lambda.tasks import TaskStartFailed
 
 
 class ThreadTaskWorkers:
     """A `TaskInvoker` that runs each task's worker on a daemon thread of this process.
 
-    Build it first, give it to `create_server` as the invoker, then `bind` it to the server that was built: the
+    Build it first, give it to `build_server` as the invoker, then `bind` it to the server that was built: the
     server needs the invoker and the workers need the server.
 
     Args:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcp_lambda.tools.results import INVALID_ARGUMENTS, RATE_LIMITED, error_advice
+from mcp_lambda.tools.results import ResultCode, error_advice
 
 VERDICTS = ("valid", "error_result", "invalid", "not_run", "failed")
 # The server's `outcome` log field of a call whose tool never ran, and of one whose tool ran and failed.
@@ -82,8 +82,8 @@ def error_summary(result: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _outcome_of_code(code: Any) -> str:
-    if code in (INVALID_ARGUMENTS, RATE_LIMITED):
-        return "invalid_arguments" if code == INVALID_ARGUMENTS else "rate_limited"
+    if code in (ResultCode.INVALID_ARGUMENTS, ResultCode.RATE_LIMITED):
+        return "invalid_arguments" if code == ResultCode.INVALID_ARGUMENTS else "rate_limited"
     if isinstance(code, int) and 500 <= code // 100 <= 599:
         return "system_error"
     return "business_error"

@@ -1,7 +1,8 @@
 """The composition root: load the business a container serves and build its app, server and stores, once.
 
-The one module of the framework that imports `businesses` (by name, from the settings); everything below it
-receives the `Business` it serves.
+The one place the framework's parts are put together (`build_runtime` for the Lambda handler, the dev server and
+the tests; `build_server` for a transport of its own, such as stdio), and the one module of the framework that
+imports `businesses` (by name, from the settings); everything below it receives what it needs.
 """
 
 from __future__ import annotations
@@ -12,28 +13,47 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .app import create_app, create_server, manifest_path
-from .idempotency import IdempotencyStore
-from .observability import get_logger
-from .sessions import SessionStore
-from .settings import Settings, get_settings
+from .app import create_app
+from .aws import AwsBudget
+from .calls.exactly_once import ExactlyOnceCalls
+from .calls.executor import ToolExecutor
+from .calls.fingerprints import LogFingerprints
+from .calls.quotas import build_quotas
+from .downstream import HttpClient
+from .manifest.locate import bind_business_manifest, manifest_path
+from .observability import ToolTelemetry, configure_process, get_logger
+from .platform_api import PlatformApiClient
+from .protocol.contexts import ContextFactory
+from .protocol.features import FeatureMethods
+from .protocol.legacy import LegacyEra
+from .protocol.methods import ToolMethods
+from .protocol.modern import ModernEra
+from .protocol.rounds import Rounds
+from .protocol.server import McpServer, server_info_of
+from .protocol.task_extension import TaskApi, TasksOnFirstUse
+from .secrets import build_secret_source
+from .settings import Settings, get_settings, milliseconds, seconds
 from .stores import build_store
+from .stores.exactly_once import IdempotencyStore
+from .stores.sessions import SessionStore
 from .tools import Business
-from .tools.business import BusinessError
+from .tools.business import BusinessDefinitionError
+from .tools.context import Services
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
     from fastapi import FastAPI
 
+    from .calls.quotas import QuotaStore
+    from .calls.task_invoke import TaskInvoker
     from .protocol import McpServer
     from .secrets import SecretSource
-    from .tasks import TaskInvoker, TaskStore
-    from .tools.quotas import QuotaStore
+    from .stores.tasks import TaskStore
 
 BUSINESSES = "businesses"  # the top-level package whose subpackages are the businesses
 
 
-class BusinessNotFound(BusinessError):
+class BusinessNotFound(BusinessDefinitionError):
     """No package `businesses.<name>` on the path.
 
     Attributes:
@@ -61,7 +81,7 @@ def load_business(name: str) -> Business:
 
     Raises:
         BusinessNotFound: There is no such package.
-        BusinessError: The package does not define `BUSINESS = Business(...)`.
+        BusinessDefinitionError: The package does not define `BUSINESS = Business(...)`.
     """
     try:
         module = importlib.import_module(f"{BUSINESSES}.{name}")
@@ -71,7 +91,7 @@ def load_business(name: str) -> Business:
         raise  # the business exists but imports something missing: that is its own error
     business = getattr(module, "BUSINESS", None)
     if not isinstance(business, Business):
-        raise BusinessError(f"businesses.{name} must define BUSINESS = Business(...)")
+        raise BusinessDefinitionError(f"businesses.{name} must define BUSINESS = Business(...)")
     return business
 
 
@@ -114,6 +134,108 @@ class Runtime:
             loop.close()
 
 
+def build_server(
+    settings: Settings,
+    business: Business,
+    sessions: SessionStore | None = None,
+    idempotency: IdempotencyStore | None = None,
+    tasks: TaskStore | None = None,
+    invoker: TaskInvoker | None = None,
+    secrets: SecretSource | None = None,
+    quotas: QuotaStore | None = None,
+) -> McpServer:
+    """The protocol server for `business`, whatever transport carries it; each part left out is what the settings
+    name.
+
+    Args:
+        settings: The container's settings.
+        business: The business to serve.
+        sessions: The session store (default: `SESSION_STORE`).
+        idempotency: The exactly-once store (default: `IDEMPOTENCY_STORE`).
+        tasks: The task store (default: `TASKS_STORE`, built on the first task request).
+        invoker: How a task's worker is started (default: an asynchronous self-invocation of this function).
+        secrets: Where `ctx.secret` reads from (default: `SECRET_ID`).
+        quotas: The per-caller quota counters (default: `PROTECTION_STORE`, built on the first counted call).
+
+    Returns:
+        Both eras over one set of method handlers (and the tasks extension when a tool may run as a task).
+
+    Raises:
+        ManifestError: The business's manifest is invalid.
+        SettingsError: `TOOL_QUOTAS` names a tool the business does not have.
+    """
+    logger = get_logger(business.name, settings.log_format)
+    configure_process()
+    result_check, output_schemas = bind_business_manifest(settings, business)
+    # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
+    http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    services = Services(
+        logger=logger,
+        secrets=secrets or build_secret_source(settings),
+        platform_api=PlatformApiClient.from_settings(settings, logger, http),
+        http=http,
+    )
+    fingerprints = LogFingerprints.from_settings(settings, services.secrets, logger)
+    counted = build_quotas(
+        business.tools,
+        settings.tool_quotas,
+        business.name,
+        lambda: quotas or build_store("quotas", settings),
+    )
+    executor = ToolExecutor(
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted
+    )
+    contexts = ContextFactory(services)
+    rounds = Rounds(
+        settings.request_state_key_ring,
+        services.secrets,
+        settings.environment,
+        seconds(settings.request_state_ttl),
+    )
+    calls = ExactlyOnceCalls(
+        executor,
+        idempotency or build_store("exactly_once", settings),
+        business.name,
+        seconds(settings.idempotency_ttl),
+    )
+    task_methods = None
+    if any(spec.task != "forbidden" for spec in business.tools):
+
+        def build_task_methods() -> TaskApi:
+            from .calls.task_invoke import LambdaInvoker  # the first task request loads them
+            from .protocol.tasks import TaskMethods, TaskSettings
+
+            return TaskMethods(
+                business,
+                tasks if tasks is not None else build_store("tasks", settings),
+                invoker
+                if invoker is not None
+                else LambdaInvoker(
+                    settings.aws_lambda_function_name,
+                    version=settings.aws_lambda_function_version,
+                    budget=AwsBudget.from_settings(settings),
+                ),
+                executor,
+                contexts,
+                TaskSettings(
+                    milliseconds(settings.task_ttl),
+                    milliseconds(settings.task_poll_interval),
+                    seconds(settings.task_worker_timeout),
+                ),
+            )
+
+        task_methods = TasksOnFirstUse(build_task_methods)
+    page_size = settings.tools_page_size
+    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
+    features = FeatureMethods(business, contexts, rounds, page_size, logger)
+    info = server_info_of(business)
+    return McpServer(
+        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),
+        ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
+        task_methods,
+    )
+
+
 def build_runtime(
     settings: Settings | None = None,
     business: Business | None = None,
@@ -141,14 +263,14 @@ def build_runtime(
 
     Raises:
         BusinessNotFound: The business is not there.
-        BusinessError: The business is malformed.
+        BusinessDefinitionError: The business is malformed.
     """
     settings = settings or get_settings()
     business = business or load_business(settings.business)
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
-    idempotency = idempotency or build_store("idempotency", settings)
-    server = create_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
+    idempotency = idempotency or build_store("exactly_once", settings)
+    server = build_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
     return Runtime(
         app=create_app(settings, business, server, logger),
         server=server,

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from mangum import Mangum
 
 from .observability import log_internal_error
-from .protocol.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RequestId, RpcError, error_response, recover_id
+from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
+from .wire import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
     from .composition import Runtime
@@ -60,7 +61,7 @@ def task_job(event: Any) -> tuple[str, int] | None:
     event never does: HTTP requests are answered without loading the task modules."""
     if isinstance(event, dict) and "requestContext" in event:
         return None
-    from .tasks import parse_task_event
+    from .calls.task_invoke import parse_task_event
 
     return parse_task_event(event)
 

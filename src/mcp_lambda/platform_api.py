@@ -144,8 +144,8 @@ class PlatformApiClient:
                 params=query,
                 headers=headers,
                 idempotent=idempotent,
-                event="platform_api_call",
-                judge=_problem,
+                log_event="platform_api_call",
+                failure_of=_problem,
             )
         except DownstreamError as exc:
             kind = PlatformApiTimeout if isinstance(exc, DownstreamTimeout) else PlatformApiUnavailable

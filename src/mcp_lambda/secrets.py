@@ -14,7 +14,7 @@ from . import restore
 from .aws import AwsBudget, AwsCallTimedOut
 from .errors import ToolFailure
 from .observability import register_secret_value
-from .settings import Settings
+from .settings import Settings, seconds
 
 
 class SecretUnavailable(ToolFailure, LookupError):
@@ -156,7 +156,7 @@ def build_secret_source(settings: Settings, env_file: Path = ENV_FILE) -> Secret
     if settings.secret_id:
         return SecretsManagerSource(
             settings.secret_id,
-            max_age_seconds=settings.secrets_max_age_seconds,
+            max_age_seconds=seconds(settings.secrets_max_age),
             budget=AwsBudget.from_settings(settings),
         )
     if env_file.is_file():

@@ -28,10 +28,9 @@ from typing import Any
 
 from . import restore
 from .settings import Settings, get_settings
+from .wire import STATELESS_REVISION, stateless_meta
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
-MODERN = "2026-07-28"
-_META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
 _LOADED: list[Any] = []  # the botocore session whose parsed API models every later session reuses
 
 
@@ -71,8 +70,8 @@ def after_restore() -> None:
 def load_on_first_use_parts() -> None:
     """Import and build, once, what a container otherwise loads on the first request that needs it."""
     from .protocol import tasks  # noqa: F401  the tasks extension's methods (TasksOnFirstUse builds them)
-    from .sessions import Session
-    from .tasks import StoredCaller, Task
+    from .stores.sessions import Session
+    from .stores.tasks import StoredCaller, Task
     from .tools.schema import build_deferred_models
 
     for model in (Task, StoredCaller, Session):  # defer_build: their validators are built by the first use
@@ -100,7 +99,7 @@ def aws_services(settings: Settings) -> list[str]:
 
 def warm_up_event(method: str) -> dict[str, Any]:
     """A stateless 2026-07-28 request as API Gateway (HTTP API, payload 2.0) delivers it."""
-    body = {"jsonrpc": "2.0", "id": 0, "method": method, "params": {"_meta": _META}}
+    body = {"jsonrpc": "2.0", "id": 0, "method": method, "params": {"_meta": stateless_meta()}}
     return {
         "version": "2.0",
         "routeKey": "POST /mcp",
@@ -110,7 +109,7 @@ def warm_up_event(method: str) -> dict[str, Any]:
             "host": "localhost",
             "accept": "application/json, text/event-stream",
             "content-type": "application/json",
-            "mcp-protocol-version": MODERN,
+            "mcp-protocol-version": STATELESS_REVISION,
             "mcp-method": method,
         },
         "requestContext": {

@@ -12,9 +12,10 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
-from scripts import services
-from scripts.services import LocalService, ServiceError
 from tests.support.oauth import Issuer
+
+from mcp_lambda_dev import services
+from mcp_lambda_dev.services import LocalService, ServiceError
 
 FAKE_AWS_ENV = {
     "AWS_ACCESS_KEY_ID": "test",

@@ -14,18 +14,18 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from scripts import services
-from scripts.services import LocalService
 from tests.support.business import TEST_BUSINESS
 
 from mcp_lambda.aws import client_config
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions import open_session
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import open_session
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
 from mcp_lambda.testing import McpTestClient
+from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server
+from mcp_lambda_dev.services import LocalService
 
 TTL = 600
 JWT = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}

@@ -10,7 +10,7 @@ import pytest
 from tests.support.task_caller import ISSUER, WHOAMI_BUSINESS
 
 from mcp_lambda.caller import principal_of
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.testing import Identity, McpTestClient
 
 ALICE = Identity(

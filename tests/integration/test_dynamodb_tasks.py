@@ -16,17 +16,17 @@ from typing import Any
 
 import boto3
 import pytest
-from scripts import services
-from scripts.services import LocalService
 from tests.support.handlers import build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
 from mcp_lambda import trace_context
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.testing import MODERN, McpTestClient
+from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server, server_process
+from mcp_lambda_dev.services import LocalService
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}, "scopes": None}}
 MALLORY = {"jwt": {"claims": {"sub": "mallory", "iss": "https://issuer.example"}, "scopes": None}}

@@ -13,8 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from scripts import services
-from scripts.services import LocalService
 from tests.support.exactly_once import (
     USER_1,
     USER_2,
@@ -28,11 +26,13 @@ from tests.support.exactly_once import (
 from tests.support.wire import POST_HEADERS, modern_headers
 
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
 from mcp_lambda.testing import McpTestClient
+from mcp_lambda_dev import services
 from mcp_lambda_dev.local.events import LocalContext
+from mcp_lambda_dev.services import LocalService
 
 Container = Callable[[], tuple[McpTestClient, DynamoDBIdempotencyStore]]
 

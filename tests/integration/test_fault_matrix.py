@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.exactly_once import Ledger, exactly_once_business, keyed_request
 from tests.support.exactly_once import call as keyed_call
 from tests.support.fake_service import FakeService, fake_service
@@ -31,17 +30,18 @@ from tests.support.wire import POST_HEADERS, modern_headers, modern_request
 
 from mcp_lambda.aws import AwsBudget
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import DynamoDBIdempotencyStore
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
-from mcp_lambda.protocol.jsonrpc import SERVICE_UNAVAILABLE
 from mcp_lambda.secrets import SecretsManagerSource
-from mcp_lambda.sessions import MemorySessionStore
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.testing import MODERN, HttpReply, McpTestClient, invoke
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.wire import SERVICE_UNAVAILABLE
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
+from mcp_lambda_dev.services import LocalService
 
 DEADLINE_MS = 3000
 AWS_READ_TIMEOUT_S = 0.8

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from scripts import fleet
-from scripts.services import LocalService
 from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.testing import FakeService, fake_service
+from mcp_lambda_dev.services import LocalService
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -8,7 +8,6 @@ call that failed, learns from the table.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import socket
@@ -17,16 +16,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.handlers import build_handler
 
-from mcp_lambda.aws.circuit_table import DynamoDBCircuitStore
 from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, HttpClient
 from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
-from mcp_lambda.stores import build_circuit_store
+from mcp_lambda.stores import build_store
+from mcp_lambda.stores.circuits.dynamodb import DynamoDBCircuitStore
 from mcp_lambda.testing import MODERN, FakeService, McpTestClient, fake_service
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda_dev.services import LocalService
 
 LOGGER = "fleet-test"
 TARGET = {"url": ""}
@@ -63,9 +62,7 @@ def _settings(table: str, **extra: Any) -> Settings:
 def _container(settings: Settings) -> HttpClient:
     """A container's HttpClient, wired as app.py wires it."""
     logger = logging.getLogger(LOGGER)
-    return HttpClient.from_settings(
-        settings, logger, functools.partial(build_circuit_store, settings, logger)
-    )
+    return HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
 
 
 def _store(client: HttpClient) -> DynamoDBCircuitStore:
@@ -224,9 +221,7 @@ def test_the_table_s_failure_is_one_json_line_of_the_business_log_naming_no_tabl
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
     settings = _settings(protection_table, business="jsonlog", aws_max_attempts=1, aws_connect_timeout_ms=200)
     logger = get_logger("jsonlog")  # the business's Powertools Logger, as app.py makes it
-    client = HttpClient.from_settings(
-        settings, logger, functools.partial(build_circuit_store, settings, logger)
-    )
+    client = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
     capsys.readouterr()
 
     assert client.get(service.url).status == 200

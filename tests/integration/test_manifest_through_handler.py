@@ -14,7 +14,7 @@ from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import RESULT_VIOLATES_MANIFEST, Business, ToolResult, business_error, entities, tool
+from mcp_lambda.tools import Business, ResultCode, ToolResult, business_error, entities, tool
 from mcp_lambda.tools import execution_result as action_result
 
 MANIFESTS = Path(__file__).resolve().parents[1] / "fixtures" / "manifests" / "handler"
@@ -113,22 +113,22 @@ def test_a_violation_reaches_the_client_only_as_an_error_result(
 ) -> None:
     result = call(client, "return_route", {"case": case})
     assert result["isError"] is True
-    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST
+    assert result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
     assert BAD[case][1] in result["structuredContent"]["message"]
     assert "entities" not in result["structuredContent"]
     failed = [r for r in logs.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
-    assert len(failed) == 1 and failed[0].code == RESULT_VIOLATES_MANIFEST  # type: ignore[attr-defined]
+    assert len(failed) == 1 and failed[0].code == ResultCode.RESULT_VIOLATES_MANIFEST  # type: ignore[attr-defined]
 
 
 def test_an_error_result_with_a_non_numeric_code_is_a_violation(client: McpTestClient) -> None:
     result = call(client, "return_route", {"case": "bad_error"})
-    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST
+    assert result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
     assert "structuredContent.code must be an int, got string" in result["structuredContent"]["message"]
 
 
 def test_an_execution_result_carrying_entities_is_a_violation(client: McpTestClient) -> None:
     result = call(client, "return_action", {"with_entities": True})
-    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST
+    assert result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
 
 
 def test_valid_results_pass_untouched(client: McpTestClient, logs: Lines) -> None:

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from scripts.services import LocalService
+from mcp_lambda_dev.services import LocalService
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MAPS_KEY = "mk-live-7Qp2xZr9TgW4"

@@ -12,15 +12,16 @@ import time
 from typing import Any
 
 import pytest
-from scripts.services import LocalService
 from tests.support.fault_proxy import FaultProxy
 
+from mcp_lambda.calls.quotas import EXPIRY_SLACK_SECONDS, QuotaExceeded, Quotas
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
+from mcp_lambda.stores.quotas.dynamodb import DynamoDBQuotaStore
 from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
-from mcp_lambda.tools.quota_table import DynamoDBQuotaStore
-from mcp_lambda.tools.quotas import EXPIRY_SLACK_SECONDS, Quota, QuotaExceeded, Quotas
+from mcp_lambda.tools.options import Quota
+from mcp_lambda_dev.services import LocalService
 
 ALICE = Identity("alice")
 

@@ -18,7 +18,8 @@ from typing import Any
 import boto3
 import pytest
 from scripts import rollback_alias
-from scripts.services import LocalService
+
+from mcp_lambda_dev.services import LocalService
 
 ROOT = Path(__file__).resolve().parents[2]
 TRUST = {

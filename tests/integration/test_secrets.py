@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts import services
-from scripts.services import LocalService
 from tests.support.handlers import build_handler
 
 from mcp_lambda.secrets import (
@@ -25,8 +23,11 @@ from mcp_lambda.secrets import (
 )
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import McpTestClient
-from mcp_lambda.tools import SECRET_UNAVAILABLE, Business, SecretUnavailable, ToolContext, ToolResult, tool
+from mcp_lambda.tools import Business, ResultCode, ToolContext, ToolResult, tool
+from mcp_lambda.tools.errors import SecretUnavailable
 from mcp_lambda.tools.results import execution_result
+from mcp_lambda_dev import services
+from mcp_lambda_dev.services import LocalService
 
 
 @tool(description="Use to check the maps key is configured. Returns its fingerprint only.")
@@ -142,7 +143,7 @@ def test_tool_gets_its_secret_and_a_missing_one_fails_only_that_tool(secret_id: 
 
     assert ok.result["structuredContent"] == {"fingerprint": _fingerprint(MAPS_KEY)}
     assert missing.result["isError"] is True
-    assert missing.result["structuredContent"]["code"] == SECRET_UNAVAILABLE
+    assert missing.result["structuredContent"]["code"] == ResultCode.SECRET_UNAVAILABLE
     assert "missing" in missing.result["content"][0]["text"]
     assert other.result["structuredContent"] == {"ok": True}
     assert MAPS_KEY.encode() not in ok.raw + missing.raw
@@ -178,7 +179,7 @@ def test_unreachable_secret_service_is_an_error_result_and_the_server_keeps_work
     failed = legacy.rpc("tools/call", {"name": "maps_key_fingerprint", "arguments": {}})
 
     assert failed.status == 200
-    assert failed.result["structuredContent"]["code"] == SECRET_UNAVAILABLE
+    assert failed.result["structuredContent"]["code"] == ResultCode.SECRET_UNAVAILABLE
     assert "unavailable" in failed.result["content"][0]["text"]
     assert legacy.rpc("tools/call", {"name": "no_secret", "arguments": {}}).result["structuredContent"] == {
         "ok": True

@@ -9,7 +9,8 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import EndpointConnectionError
-from scripts.services import LocalService
+
+from mcp_lambda_dev.services import LocalService
 
 
 def test_sessions_table_has_template_key_schema_and_ttl(dynamodb_client: Any, sessions_table: str) -> None:

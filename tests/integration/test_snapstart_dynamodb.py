@@ -11,8 +11,8 @@ from tests.support.business import TEST_BUSINESS
 from mcp_lambda import snapshot
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.testing import McpTestClient
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from scripts import services
 from tests.support.oauth import Issuer
 
+from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server
 
 

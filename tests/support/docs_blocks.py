@@ -51,7 +51,7 @@ SAFE_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("make", "help"),
     (".venv/bin/python", "-c"),
     ("python3", "-c"),
-    (".venv/bin/python", "scripts/simulate.py"),
+    (".venv/bin/python", "-m", "mcp_lambda_dev.simulate"),
     (".venv/bin/python", "scripts/manifest_lint.py"),
     ("curl",),
     ("echo",),

@@ -3,12 +3,13 @@ secrets the test chooses (drive it with `McpTestClient.over_handler`)."""
 
 from __future__ import annotations
 
+from mcp_lambda.calls.task_invoke import TaskInvoker
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import LambdaHandler, lambda_handler
 from mcp_lambda.secrets import SecretSource
-from mcp_lambda.sessions import MemorySessionStore, SessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import TaskInvoker, TaskStore
+from mcp_lambda.stores.sessions import MemorySessionStore, SessionStore
+from mcp_lambda.stores.tasks import TaskStore
 from mcp_lambda.tools import Business
 
 

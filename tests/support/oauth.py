@@ -1,4 +1,4 @@
-"""Tokens from the local authorization server (scripts/oauth_server.mjs, a real oauth2-mock-server process), and
+"""Tokens from the local authorization server (dev/mcp_lambda_dev/oauth_server.mjs, a real oauth2-mock-server process), and
 the forged ones an attacker would try."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from scripts.services import LocalService
+from mcp_lambda_dev.services import LocalService
 
 
 def _b64(raw: bytes) -> str:

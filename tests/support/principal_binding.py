@@ -17,12 +17,12 @@ from tests.support.task_business import RecordingInvoker
 
 import businesses.demo as demo
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.secrets import NoSecrets, SecretSource
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore
+from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda.testing import MODERN, McpTestClient
 
 ALL_SCOPES = ("subscriptions:read", "subscriptions:write")

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from mcp_lambda.calls.task_invoke import TaskStartFailed, task_event
 from mcp_lambda.lambda_adapter import LambdaHandler
-from mcp_lambda.tasks import TaskStartFailed, task_event
 from mcp_lambda.testing import invoke
 from mcp_lambda.tools import (
     Business,

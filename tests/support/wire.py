@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_lambda.protocol.framing import META_CAPABILITIES, META_CLIENT_INFO, POST_HEADERS, meta_envelope
-from mcp_lambda.protocol.versions import META_VERSION, MODERN_VERSION
+from mcp_lambda.protocol.framing import POST_HEADERS
 from mcp_lambda.testing.framing import CLIENT_INFO
 from mcp_lambda.testing.wire import check_error_shape, check_legacy, check_modern, check_task
+from mcp_lambda.wire import (
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_VERSION,
+    STATELESS_REVISION,
+    stateless_meta,
+)
 
 __all__ = [
     "META_CAPABILITIES",
@@ -26,16 +32,16 @@ __all__ = [
 ]
 
 
-def meta(version: str = MODERN_VERSION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+def meta(version: str = STATELESS_REVISION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     """The `_meta` envelope naming `version` (default: the stateless revision) and declaring `capabilities`."""
-    return meta_envelope(capabilities, CLIENT_INFO, version=version)
+    return stateless_meta(capabilities, CLIENT_INFO, version)
 
 
 def modern_request(
     method: str,
     params: dict[str, Any] | None = None,
     request_id: int | str = 1,
-    version: str = MODERN_VERSION,
+    version: str = STATELESS_REVISION,
     capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A 2026-07-28 request body (the routing headers are the test's: `modern_headers`)."""
@@ -47,7 +53,7 @@ def modern_request(
     }
 
 
-def modern_headers(method: str, name: str | None = None, version: str = MODERN_VERSION) -> dict[str, str]:
+def modern_headers(method: str, name: str | None = None, version: str = STATELESS_REVISION) -> dict[str, str]:
     """Routing headers exactly as given: `name` goes into Mcp-Name verbatim (no encoding), even when it lies."""
     headers = {"mcp-protocol-version": version, "mcp-method": method}
     if name is not None:

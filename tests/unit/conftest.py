@@ -7,8 +7,8 @@ import pytest
 from tests.support.business import TEST_BUSINESS
 from tests.support.handlers import build_handler
 
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import MODERN, McpTestClient
 
 

@@ -9,11 +9,11 @@ import pytest
 
 from mcp_lambda import deadlines
 from mcp_lambda.aws import AwsBudget, AwsCallTimedOut
+from mcp_lambda.calls.task_invoke import LambdaInvoker
 from mcp_lambda.deadlines import Deadline
 from mcp_lambda.secrets import build_secret_source
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
-from mcp_lambda.tasks.invoke import LambdaInvoker
 
 SETTINGS = Settings(
     session_store="dynamodb",
@@ -40,7 +40,7 @@ def _clients() -> dict[str, Any]:
     return {
         "sessions": build_store("sessions", SETTINGS).client,  # type: ignore[attr-defined]
         "secrets": build_secret_source(SETTINGS).provider.client,  # type: ignore[attr-defined]
-        "idempotency": build_store("idempotency", SETTINGS).client,  # type: ignore[attr-defined]
+        "idempotency": build_store("exactly_once", SETTINGS).client,  # type: ignore[attr-defined]
         "tasks": build_store("tasks", SETTINGS).client,  # type: ignore[attr-defined]
         "invoker": LambdaInvoker("f", budget=AwsBudget.from_settings(SETTINGS)).client,
     }

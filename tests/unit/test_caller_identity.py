@@ -14,7 +14,8 @@ from mcp_lambda.auth import bearer_token
 from mcp_lambda.caller import bearer_challenge, principal_of, scopes_of
 from mcp_lambda.settings import Settings, SettingsError
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, ToolSignatureError, execution_result, tool
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools.errors import ToolSignatureError
 
 ISSUER = "https://idp.example"
 

@@ -20,8 +20,8 @@ from aws_lambda_powertools.utilities.circuit_breaker.states import CircuitState
 
 from mcp_lambda import deadlines
 from mcp_lambda.downstream import CircuitOpen, DownstreamTimeout, DownstreamUnavailable, HttpClient
-from mcp_lambda.downstream.circuit_store import MemoryCircuitStore
 from mcp_lambda.downstream.circuits import PROBE_RETRY_MS
+from mcp_lambda.stores.circuits.memory import MemoryCircuitStore
 from mcp_lambda.testing import FakeService, fake_service
 
 LOGGER = "circuit-test"

@@ -70,10 +70,10 @@ def post(method, params, extensions=None, name=None, status=200):
     return json.loads(response["body"])
 
 def state():
-    loaded = {name: name in sys.modules for name in ("mcp_lambda.tasks", "mcp_lambda.protocol.tasks", "difflib")}
+    loaded = {name: name in sys.modules for name in ("mcp_lambda.stores.tasks", "mcp_lambda.protocol.tasks", "difflib")}
     built = {}
-    models = (("mcp_lambda.sessions.base", "Session"), ("mcp_lambda.tasks.base", "Task"),
-              ("mcp_lambda.tasks.identity", "StoredCaller"))
+    models = (("mcp_lambda.stores.sessions.base", "Session"), ("mcp_lambda.stores.tasks.base", "Task"),
+              ("mcp_lambda.stores.tasks.identity", "StoredCaller"))
     for module, model in models:
         cls = getattr(sys.modules.get(module), model, None)
         built[model] = bool(cls is not None and cls.__pydantic_complete__)
@@ -94,7 +94,7 @@ else:
     seen["task"] = state()
 print("RESULT " + json.dumps(seen))
 """
-NOT_LOADED = {"mcp_lambda.tasks": False, "mcp_lambda.protocol.tasks": False, "difflib": False}
+NOT_LOADED = {"mcp_lambda.stores.tasks": False, "mcp_lambda.protocol.tasks": False, "difflib": False}
 
 
 def test_requests_without_tasks_never_load_the_task_modules_and_a_task_request_does() -> None:
@@ -105,7 +105,11 @@ def test_requests_without_tasks_never_load_the_task_modules_and_a_task_request_d
     }
     task = seen["task"]
     assert isinstance(task, dict)
-    assert task["loaded"] == {**NOT_LOADED, "mcp_lambda.tasks": True, "mcp_lambda.protocol.tasks": True}
+    assert task["loaded"] == {
+        **NOT_LOADED,
+        "mcp_lambda.stores.tasks": True,
+        "mcp_lambda.protocol.tasks": True,
+    }
 
 
 def test_before_the_snapshot_everything_loaded_on_first_use_is_loaded() -> None:
@@ -113,5 +117,9 @@ def test_before_the_snapshot_everything_loaded_on_first_use_is_loaded() -> None:
     assert seen["stateless"]["built"] == {"Session": False, "Task": False, "StoredCaller": False}  # type: ignore[index]
     snapshot = seen["snapshot"]
     assert isinstance(snapshot, dict)
-    assert snapshot["loaded"] == {**NOT_LOADED, "mcp_lambda.tasks": True, "mcp_lambda.protocol.tasks": True}
+    assert snapshot["loaded"] == {
+        **NOT_LOADED,
+        "mcp_lambda.stores.tasks": True,
+        "mcp_lambda.protocol.tasks": True,
+    }
     assert snapshot["built"] == {"Session": True, "Task": True, "StoredCaller": True}

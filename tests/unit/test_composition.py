@@ -12,15 +12,15 @@ from fastapi import FastAPI
 from tests.support.business import TEST_BUSINESS
 
 from businesses.demo import BUSINESS as DEMO
+from mcp_lambda.calls.task_invoke import task_event
 from mcp_lambda.composition import BusinessNotFound, Runtime, build_runtime, load_business
-from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import task_event
+from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business
-from mcp_lambda.tools.business import BusinessError
+from mcp_lambda.tools.business import BusinessDefinitionError
 from mcp_lambda_dev import businesses as discovery
 
 
@@ -32,14 +32,14 @@ def test_an_unknown_business_is_not_found_and_says_what_a_business_is() -> None:
     with pytest.raises(BusinessNotFound) as caught:
         load_business("nobiz")
     assert caught.value.name == "nobiz"
-    assert isinstance(caught.value, BusinessError)
+    assert isinstance(caught.value, BusinessDefinitionError)
     assert str(caught.value) == "business 'nobiz' not found (a business is a package src/businesses/<name>/)"
 
 
 def test_a_package_without_business_is_a_business_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "businesses.hollow", types.ModuleType("businesses.hollow"))
     with pytest.raises(
-        BusinessError, match=r"businesses.hollow must define BUSINESS = Business\(...\)"
+        BusinessDefinitionError, match=r"businesses.hollow must define BUSINESS = Business\(...\)"
     ) as caught:
         load_business("hollow")
     assert not isinstance(caught.value, BusinessNotFound)

@@ -13,11 +13,11 @@ from pydantic.fields import FieldInfo
 from scripts.settings_table import BEGIN, END, page_with_table, settings_table, table_in_page
 
 from businesses.demo.settings import DemoSettings
-from mcp_lambda.settings import Settings
+from mcp_lambda.settings import SECTIONS, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
-SETTINGS = [name.upper() for name in Settings.model_fields]
+SETTINGS = list(Settings.variables())
 # Variables read by the libraries underneath, by make run or by the development scripts; not Settings fields.
 OTHER_VARIABLES = [
     "POWERTOOLS_SERVICE_NAME",
@@ -140,3 +140,18 @@ def test_the_scan_finds_a_new_variable(tmp_path: Path) -> None:
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "tool.py").write_text('import os\nX = os.environ.get("SOME_NEW_SWITCH")\n')
     assert names_read_by_code(tmp_path) == {"SOME_NEW_SWITCH"}
+
+
+def test_a_duration_row_is_written_in_its_variables_unit() -> None:
+    table = settings_table()
+    assert "| `SESSION_TTL_SECONDS` | 3600 | seconds ≥ 60 |" in table
+    assert "| `TASK_TTL_MS` | 86400000 | milliseconds ≥ 60000 |" in table
+    assert "| `TASK_WORKER_TIMEOUT_SECONDS` | 900 | seconds ≥ 1, ≤ 900 |" in table
+
+
+def test_each_section_of_settings_is_a_table_under_its_heading() -> None:
+    headings = re.findall(r"^### (.+)$", table_in_page(PAGE), re.M)
+    assert headings == [
+        section.__doc__.splitlines()[0].rstrip(".") for section in SECTIONS if section.__doc__
+    ]
+    assert len(headings) == len(SECTIONS)

@@ -161,16 +161,16 @@ def test_every_setting_has_a_row_in_the_configuration_table() -> None:
     # docs/configuration.md holds the table (generated from Settings; test_configuration_page.py checks it whole).
     page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     table = page[page.index("## Settings") : page.index("## Other variables")]
-    missing = [name.upper() for name in Settings.model_fields if f"| `{name.upper()}` |" not in table]
+    missing = [name for name in Settings.variables() if f"| `{name}` |" not in table]
     assert not missing
 
 
 def test_the_bench_switch_and_the_bench_rows_are_documented() -> None:
-    bench = (ROOT / "scripts" / "bench.py").read_text()
+    bench = (ROOT / "bench" / "bench.py").read_text()
     configuration = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert "BENCH_DYNAMODB_ENDPOINT" in bench and "| `BENCH_DYNAMODB_ENDPOINT` |" in configuration
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench.py"), "--calls", "20", "--cold-runs", "1"],
+        [sys.executable, str(ROOT / "bench" / "bench.py"), "--calls", "20", "--cold-runs", "1"],
         capture_output=True,
         text=True,
         timeout=300,

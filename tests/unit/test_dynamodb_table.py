@@ -1,4 +1,4 @@
-"""The DynamoDB store base (mcp_lambda.aws.table): every call through the AWS budget, every failure mapped one way
+"""The DynamoDB store base (mcp_lambda.stores.table): every call through the AWS budget, every failure mapped one way
 (throttled -> the store's unavailable error with the short Retry-After, any other failure of the table -> the
 long one, a failed condition -> ConditionFailed, a bug of ours -> itself), logged once by failure class."""
 
@@ -12,13 +12,13 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 
 from mcp_lambda import deadlines
-from mcp_lambda.aws import THROTTLE_CODES, AwsBudget, AwsCallTimedOut, DeadlineBoundClient
-from mcp_lambda.aws.table import ConditionFailed, DynamoDBTable
+from mcp_lambda.aws import THROTTLE_CODES, AwsBudget, AwsCallTimedOut
 from mcp_lambda.deadlines import Deadline
-from mcp_lambda.sessions import SessionStoreUnavailable
-from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
-from mcp_lambda.tasks import TaskStoreUnavailable, TaskTooLarge
-from mcp_lambda.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.stores.sessions import SessionStoreUnavailable
+from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.stores.table import ConditionFailed, DeadlineBoundClient, DynamoDBTable
+from mcp_lambda.stores.tasks import TaskStoreUnavailable, TaskTooLarge
+from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 
 SECRET_KEY = "key-that-must-not-be-logged"
 

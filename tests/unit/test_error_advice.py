@@ -1,4 +1,4 @@
-"""Every error result tells the agent whether and when to retry, and what to do instead (seed 001 §2.2)."""
+"""Every error result tells the agent whether and when to retry, and what to do instead (docs/errors.md)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from tests.support.business import TEST_BUSINESS
 from tests.support.handlers import build_handler
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.calls.executor import ToolExecutor
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import (
     Business,
-    SecretUnavailable,
     ToolContext,
     ToolResult,
     business_error,
@@ -24,7 +24,7 @@ from mcp_lambda.tools import (
     input_required,
     tool,
 )
-from mcp_lambda.tools.executor import ToolExecutor
+from mcp_lambda.tools.errors import SecretUnavailable
 from mcp_lambda.tools.results import SUGGESTED_ACTIONS
 
 LOG = logging.getLogger("test_error_advice")

@@ -21,14 +21,9 @@ from mcp_lambda.downstream import HttpClient
 from mcp_lambda.errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from mcp_lambda.manifest import load_manifest
 from mcp_lambda.settings import Settings
-from mcp_lambda.tools import Business, DownstreamError, business_error
-from mcp_lambda.tools.results import (
-    DOWNSTREAM_UNAVAILABLE,
-    FRAMEWORK_CODES,
-    INTERNAL_ERROR,
-    KEY_REUSED,
-    system_error,
-)
+from mcp_lambda.tools import Business, business_error
+from mcp_lambda.tools.errors import DownstreamError
+from mcp_lambda.tools.results import FRAMEWORK_CODES, ResultCode, system_error
 
 # module.Class -> (family, builtin bases kept for callers that catch them). A new exception class must be added
 # here, in its family, or the walk below fails.
@@ -39,15 +34,15 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.errors.ToolFailure": (ToolFailure, ()),
     "mcp_lambda.errors.RequestRefused": (RequestRefused, ()),
     # Startup
-    "mcp_lambda.settings.SettingsError": (StartupError, (ValueError,)),
+    "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
-    "mcp_lambda.tools.business.BusinessError": (StartupError, (ValueError,)),
+    "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
     # Stores
-    "mcp_lambda.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
-    "mcp_lambda.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
-    "mcp_lambda.tools.quotas.QuotaStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
+    "mcp_lambda.stores.quotas.base.QuotaStoreUnavailable": (StoreUnavailable, ()),
     # Downstream
     "mcp_lambda.downstream.errors.DownstreamError": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.downstream.errors.DownstreamUnavailable": (DownstreamError, (RuntimeError,)),
@@ -57,14 +52,14 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.platform_api.PlatformApiError": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.platform_api.PlatformApiUnavailable": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.platform_api.PlatformApiTimeout": (DownstreamError, (RuntimeError,)),
-    "mcp_lambda.tasks.invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
+    "mcp_lambda.calls.task_invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
     # Tool failures
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
-    "mcp_lambda.tools.rate_limits.RateLimited": (ToolFailure, ()),
-    "mcp_lambda.tools.quotas.QuotaExceeded": (ToolFailure, ()),
-    "mcp_lambda.tools.executor.ToolCrashed": (ToolFailure, ()),
+    "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
+    "mcp_lambda.calls.quotas.QuotaExceeded": (ToolFailure, ()),
+    "mcp_lambda.calls.error_table.ToolCrashed": (ToolFailure, ()),
     # Refused requests
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
@@ -75,12 +70,12 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.testing.replay.Mismatch": (McpLambdaError, (AssertionError,)),
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
-    "mcp_lambda.aws.table.ConditionFailed": (McpLambdaError, ()),
-    "mcp_lambda.idempotency.claims.Claimed": (McpLambdaError, ()),
-    "mcp_lambda.idempotency.claims.NotStored": (McpLambdaError, ()),
-    "mcp_lambda.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
-    "mcp_lambda.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),
-    "mcp_lambda.tasks.base.TaskTooLarge": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.table.ConditionFailed": (McpLambdaError, ()),
+    "mcp_lambda.calls.claims.Claimed": (McpLambdaError, ()),
+    "mcp_lambda.calls.claims.NotStored": (McpLambdaError, ()),
+    "mcp_lambda.stores.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),
+    "mcp_lambda.stores.tasks.base.TaskTooLarge": (McpLambdaError, (ValueError,)),
 }
 FAMILIES = (StartupError, StoreUnavailable, DownstreamError, ToolFailure, RequestRefused)
 # Importing it builds the app (and freezes the collector): its source is read instead, and must define no class.
@@ -129,8 +124,8 @@ def test_each_exception_derives_from_the_root_in_its_family(name: str) -> None:
 
 
 def test_store_unavailability_keeps_each_store_s_default_message_and_retry_after() -> None:
-    from mcp_lambda.sessions import SessionStoreUnavailable
-    from mcp_lambda.tasks import TaskStoreUnavailable
+    from mcp_lambda.stores.sessions import SessionStoreUnavailable
+    from mcp_lambda.stores.tasks import TaskStoreUnavailable
 
     assert str(SessionStoreUnavailable()) == "session store unavailable"
     assert str(TaskStoreUnavailable()) == "task store unavailable"
@@ -141,7 +136,7 @@ def test_store_unavailability_keeps_each_store_s_default_message_and_retry_after
 
 
 def test_the_business_facing_api_exports_the_root_and_the_families() -> None:
-    import mcp_lambda.tools as toolkit
+    import mcp_lambda.tools.errors as toolkit
 
     for cls in (McpLambdaError, *FAMILIES):
         assert getattr(toolkit, cls.__name__) is cls
@@ -196,9 +191,12 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
         system_error(40001, "m")
     with pytest.raises(TypeError):
         system_error("50000", "m")  # type: ignore[arg-type]
-    framework = system_error(DOWNSTREAM_UNAVAILABLE, "down", retry_after_ms=250).to_wire()
-    business = business_error(DOWNSTREAM_UNAVAILABLE + 1, "down", retry_after_ms=250).to_wire()
-    assert framework["structuredContent"] == {**business["structuredContent"], "code": DOWNSTREAM_UNAVAILABLE}
+    framework = system_error(ResultCode.DOWNSTREAM_UNAVAILABLE, "down", retry_after_ms=250).to_wire()
+    business = business_error(ResultCode.DOWNSTREAM_UNAVAILABLE + 1, "down", retry_after_ms=250).to_wire()
+    assert framework["structuredContent"] == {
+        **business["structuredContent"],
+        "code": ResultCode.DOWNSTREAM_UNAVAILABLE,
+    }
     assert framework == {
         "content": [{"type": "text", "text": "down"}],
         "structuredContent": {
@@ -210,8 +208,11 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
         },
         "isError": True,
     }
-    assert system_error(KEY_REUSED, "m").structured_content["retryable"] is False
-    assert system_error(INTERNAL_ERROR, "m").structured_content["suggested_action"] == "wait_and_retry"
+    assert system_error(ResultCode.KEY_REUSED, "m").structured_content["retryable"] is False
+    assert (
+        system_error(ResultCode.INTERNAL_ERROR, "m").structured_content["suggested_action"]
+        == "wait_and_retry"
+    )
 
 
 def test_an_error_map_row_with_a_framework_code_is_refused_at_start() -> None:
@@ -219,7 +220,7 @@ def test_an_error_map_row_with_a_framework_code_is_refused_at_start() -> None:
         pass
 
     with pytest.raises(StartupError, match="50000, a code reserved for the framework"):
-        Business(name="x", tools=[], error_map={OrderLocked: (INTERNAL_ERROR, "locked")})
+        Business(name="x", tools=[], error_map={OrderLocked: (ResultCode.INTERNAL_ERROR, "locked")})
     assert Business(name="x", tools=[], error_map={OrderLocked: (40920, "locked")}).error_map
 
 

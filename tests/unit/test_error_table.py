@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from tests.support.handlers import build_handler
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
-from mcp_lambda.tools.business import BusinessError
+from mcp_lambda.tools.business import BusinessDefinitionError
 
 
 class OrderLocked(Exception):
@@ -109,7 +109,7 @@ def test_a_result_that_is_not_json_becomes_50010_naming_the_field(
 
 
 def test_an_error_map_row_must_be_an_exception_and_a_code_with_a_message() -> None:
-    with pytest.raises(BusinessError, match="not an exception"):
+    with pytest.raises(BusinessDefinitionError, match="not an exception"):
         Business(name="x", tools=[], error_map={"OrderLocked": (1, "m")})  # type: ignore[dict-item]
-    with pytest.raises(BusinessError, match=r"must be \(int, str\)"):
+    with pytest.raises(BusinessDefinitionError, match=r"must be \(int, str\)"):
         Business(name="x", tools=[], error_map={OrderLocked: ("40920", "m")})  # type: ignore[dict-item]

@@ -25,20 +25,13 @@ from tests.support.log_capture import captured_lines
 from tests.support.wire import META_CAPABILITIES, modern_headers
 
 from mcp_lambda.composition import build_runtime
-from mcp_lambda.idempotency import MemoryIdempotencyStore
 from mcp_lambda.lambda_adapter import lambda_handler
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
-from mcp_lambda.tools import (
-    ExactlyOnce,
-    ToolAnnotations,
-    ToolContext,
-    ToolResult,
-    ToolSignatureError,
-    execution_result,
-    tool,
-)
+from mcp_lambda.tools import ExactlyOnce, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools.errors import ToolSignatureError
 from mcp_lambda_dev.local.events import LocalContext
 
 LOG_KEY = "log-fingerprint-key-of-these-tests"

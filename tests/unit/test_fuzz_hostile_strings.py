@@ -23,7 +23,7 @@ from tests.support.wire import POST_HEADERS
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda.testing import MODERN, HttpReply, LocalContext, McpTestClient, http_event, invoke
 
 INVOKER = RecordingInvoker()

@@ -11,7 +11,7 @@ import pytest
 from tests.support.handlers import build_handler
 from tests.support.wire import meta
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import (
     Business,

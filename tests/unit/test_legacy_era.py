@@ -7,10 +7,10 @@ import re
 import pytest
 from tests.support.wire import check_legacy, meta
 
-from mcp_lambda.sessions import MemorySessionStore
+from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
 
-LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+HANDSHAKE_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
 
 def _initialize(client: McpTestClient, version: str, request_id: int = 1) -> dict:
@@ -47,7 +47,7 @@ def test_initialize_result_describes_the_server(client: McpTestClient) -> None:
     assert result["instructions"] == "A business for unit tests."
 
 
-@pytest.mark.parametrize("version", LEGACY_VERSIONS)
+@pytest.mark.parametrize("version", HANDSHAKE_REVISIONS)
 def test_supported_legacy_version_is_echoed(client: McpTestClient, version: str) -> None:
     assert _initialize(client, version)["result"]["protocolVersion"] == version
 

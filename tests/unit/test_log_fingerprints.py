@@ -15,11 +15,11 @@ from tests.support.log_capture import captured_lines
 from tests.support.principal_binding import ALL_SCOPES, Stores, demo_handler, reached
 
 from mcp_lambda.caller import principal_of
+from mcp_lambda.calls import fingerprints as fingerprints_module
+from mcp_lambda.calls.fingerprints import LogFingerprints
 from mcp_lambda.secrets import SecretUnavailable
 from mcp_lambda.settings import Settings, SettingsError
 from mcp_lambda.testing import MODERN, Identity, McpTestClient, authorizer_context
-from mcp_lambda.tools import fingerprints as fingerprints_module
-from mcp_lambda.tools.fingerprints import LogFingerprints
 
 ISSUER = "https://issuer.example"
 KEY = "fingerprint-key-" + "k" * 24

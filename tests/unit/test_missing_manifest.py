@@ -11,10 +11,10 @@ import pytest
 from tests.support.business import TEST_BUSINESS
 
 from businesses.demo import BUSINESS as DEMO
-from mcp_lambda.app import REPO_ROOT
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.manifest import ManifestError
+from mcp_lambda.manifest.locate import REPO_ROOT
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
 

@@ -1,4 +1,4 @@
-"""The 2026-07-28 era: stateless requests with `_meta`, checked in the order of mcp-wire §6."""
+"""The 2026-07-28 era: stateless requests with `_meta`, checked in the order the 2026-07-28 transport specifies."""
 
 from __future__ import annotations
 

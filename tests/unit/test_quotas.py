@@ -13,10 +13,13 @@ from typing import Any
 
 import pytest
 
-import mcp_lambda.tools.quotas as quotas_module
+import mcp_lambda.calls.quotas as quotas_module
+from mcp_lambda.calls.quotas import Quotas, build_quotas, caller_hash, declared_quotas
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.observability import write_count_metric
 from mcp_lambda.settings import Settings, SettingsError
+from mcp_lambda.stores.quotas import MemoryQuotaStore, QuotaStoreUnavailable
+from mcp_lambda.stores.quotas import memory as quota_memory_module
 from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import (
     Business,
@@ -25,19 +28,11 @@ from mcp_lambda.tools import (
     ToolAnnotations,
     ToolContext,
     ToolResult,
-    ToolSignatureError,
     execution_result,
     tool,
 )
-from mcp_lambda.tools.quotas import (
-    MemoryQuotaStore,
-    Quota,
-    Quotas,
-    QuotaStoreUnavailable,
-    build_quotas,
-    caller_hash,
-    declared_quotas,
-)
+from mcp_lambda.tools.errors import ToolSignatureError
+from mcp_lambda.tools.options import Quota
 
 HOUR = 3600
 ALICE, BOB = Identity("alice"), Identity("bob")
@@ -85,6 +80,7 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     moved = Clock(100 * 86_400 + 10.0)  # ten seconds into a day (and an hour)
     monkeypatch.setattr(quotas_module, "time", SimpleNamespace(time=moved.time))
+    monkeypatch.setattr(quota_memory_module, "time", SimpleNamespace(time=moved.time))
     return moved
 
 

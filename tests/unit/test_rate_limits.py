@@ -10,7 +10,8 @@ from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, ToolSignatureError, execution_result, tool
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools.errors import ToolSignatureError
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}}}
 BOB = {"jwt": {"claims": {"sub": "bob", "iss": "https://issuer.example"}}}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
-from mcp_lambda.sessions import MemorySessionStore, Session, SessionIdTaken
 from mcp_lambda.settings import Settings
+from mcp_lambda.stores.sessions import MemorySessionStore, Session, SessionIdTaken
 from mcp_lambda.testing import McpTestClient
 
 

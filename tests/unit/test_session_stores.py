@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_lambda.sessions import MemorySessionStore, SessionIdTaken, dynamodb, open_session
+from mcp_lambda.stores.sessions import MemorySessionStore, SessionIdTaken, dynamodb, open_session
 
 
 def test_a_colliding_session_id_raises_session_id_taken() -> None:

@@ -1,10 +1,21 @@
-"""Settings come from the variables named like their fields; bad values are reported by variable name."""
+"""Settings come from their variables (the field's name, or for a duration the variable naming its unit), through
+pydantic-settings' environment source; bad values are reported by variable name."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from mcp_lambda.settings import DEFAULT_ALLOWED_ORIGINS, Settings, SettingsError, get_settings
+from mcp_lambda.settings import (
+    DEFAULT_ALLOWED_ORIGINS,
+    SECTIONS,
+    Settings,
+    SettingsError,
+    get_settings,
+    milliseconds,
+    seconds,
+)
 
 
 def test_each_field_reads_its_upper_case_variable() -> None:
@@ -37,7 +48,7 @@ def test_allow_lists_are_comma_separated_not_json() -> None:
 
 def test_an_empty_variable_is_unset() -> None:
     settings = Settings.from_env({"BUSINESS": "", "SECRET_ID": "", "SESSION_TTL_SECONDS": ""})
-    assert (settings.business, settings.secret_id, settings.session_ttl_seconds) == ("demo", None, 3600)
+    assert (settings.business, settings.secret_id, settings.session_ttl) == ("demo", None, timedelta(hours=1))
 
 
 def test_plain_construction_never_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,3 +68,54 @@ def test_the_container_settings_are_read_once(monkeypatch: pytest.MonkeyPatch) -
         assert get_settings() is first and first.business == "first"
     finally:
         get_settings.cache_clear()
+
+
+def test_a_duration_is_read_in_the_unit_its_variable_names() -> None:
+    settings = Settings.from_env(
+        {"SESSION_TTL_SECONDS": "120", "TASK_TTL_MS": "3600000", "HTTP_TIMEOUT_MS": "250"}
+    )
+    assert settings.session_ttl == timedelta(minutes=2) and settings.task_ttl == timedelta(hours=1)
+    assert settings.http_timeout == timedelta(milliseconds=250)
+    assert (seconds(settings.session_ttl), milliseconds(settings.task_ttl)) == (120, 3_600_000)
+
+
+def test_code_gives_a_duration_by_its_variable_or_as_a_timedelta() -> None:
+    by_variable = Settings(task_ttl_ms=3_600_000, session_ttl_seconds=120)
+    by_field = Settings(task_ttl=timedelta(hours=1), session_ttl=timedelta(minutes=2))
+    assert by_variable == by_field
+
+
+def test_a_duration_that_is_not_a_whole_number_names_its_variable_and_unit() -> None:
+    with pytest.raises(SettingsError, match=r"TASK_TTL_MS: .*whole number of milliseconds"):
+        Settings.from_env({"TASK_TTL_MS": "1.5"})
+    with pytest.raises(SettingsError, match=r"SESSION_TTL_SECONDS: .*greater than or equal to 1 minute"):
+        Settings.from_env({"SESSION_TTL_SECONDS": "59"})
+
+
+def test_variable_names_are_read_in_any_case() -> None:
+    settings = Settings.from_env({"business": "shop", "Task_Ttl_Ms": "3600000"})
+    assert (settings.business, settings.task_ttl) == ("shop", timedelta(hours=1))
+
+
+def test_the_process_environment_reads_as_a_given_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"BUSINESS": "shop", "ALLOWED_ORIGINS": "", "SESSION_TTL_SECONDS": "", "CIRCUIT_RESET_MS": "4000"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    from_process = Settings.from_env()
+    assert from_process == Settings.from_env(env)
+    assert from_process.allowed_origins == () and from_process.circuit_reset == timedelta(seconds=4)
+
+
+def test_each_field_has_one_variable_and_sits_in_one_section() -> None:
+    assert Settings.variable_of("task_ttl") == Settings.variable_of("TASK_TTL_MS") == "TASK_TTL_MS"
+    assert Settings.variable_of("business") == "BUSINESS"
+    variables = Settings.variables()
+    assert len(set(variables)) == len(variables) == len(Settings.model_fields)
+    in_sections = [name for section in SECTIONS for name in section.model_fields]
+    assert in_sections == list(Settings.model_fields)
+    durations = [name for name in variables if name.endswith(("_MS", "_SECONDS"))]
+    assert all(
+        isinstance(Settings.model_fields[name].default, timedelta)
+        for name, variable in zip(Settings.model_fields, variables, strict=True)
+        if variable in durations
+    )

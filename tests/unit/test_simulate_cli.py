@@ -62,7 +62,8 @@ def test_a_missing_secret_shows_its_name_and_where_it_was_looked_for(tmp_path: P
     done = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "scripts" / "simulate.py"),
+            "-m",
+            "mcp_lambda_dev.simulate",
             "--business",
             "vault",
             "--tool",

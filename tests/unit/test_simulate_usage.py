@@ -21,7 +21,7 @@ def _simulate(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     child = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "dev"), str(ROOT)])}
     child.pop("MANIFEST_DIR", None)
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "simulate.py"), *args],
+        [sys.executable, "-m", "mcp_lambda_dev.simulate", *args],
         capture_output=True,
         text=True,
         env={**child, **env},

@@ -13,7 +13,7 @@ from tests.support.handlers import build_handler
 from mcp_lambda.manifest import bind_manifest, load_manifest
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import RESULT_VIOLATES_MANIFEST, Business, ToolResult, entities, tool
+from mcp_lambda.tools import Business, ResultCode, ToolResult, entities, tool
 from mcp_lambda_dev.projection import card_candidates, model_view, narrowed_entities
 from mcp_lambda_dev.simulator.logs import LogCapture
 from mcp_lambda_dev.simulator.report import BadRequest, Simulation
@@ -133,7 +133,9 @@ def test_a_rewritten_result_shows_the_violations_from_the_servers_log_line(
     client, simulation, capture = probe
     reply = client.rpc("tools/call", {"name": "return_route", "arguments": {}}).body
     result = reply["result"]
-    assert result["structuredContent"]["code"] == RESULT_VIOLATES_MANIFEST  # what the page receives
+    assert (
+        result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
+    )  # what the page receives
 
     lines = capture.lines_of([reply["id"]])
     verdict = simulation.report("return_route", result, lines)["verdict"]
@@ -208,7 +210,7 @@ def simulate_json(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     import sys
 
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--business", "demo", "--tool", tool,
+        [sys.executable, "-m", "mcp_lambda_dev.simulate", "--business", "demo", "--tool", tool,
          "--args", json.dumps(arguments), "--format", "json"],
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip

@@ -17,10 +17,10 @@ import pytest
 from tests.support.processes import HANDLER_ENV
 
 from mcp_lambda import restore, snapshot
+from mcp_lambda.calls.task_invoke import LambdaInvoker
 from mcp_lambda.downstream import HttpClient
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks.invoke import LambdaInvoker
-from mcp_lambda_dev.local.lambda_service import LocalLambda
+from mcp_lambda.testing.invoke_api import LocalLambda
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = HANDLER_ENV
@@ -165,7 +165,7 @@ def test_after_restore_boto3_resolves_credentials_again_and_keeps_the_parsed_mod
 
 
 def test_restore_forgets_the_clients_the_framework_made_and_keeps_the_ones_it_was_given() -> None:
-    from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
+    from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 
     made = DynamoDBSessionStore("t")
     made._client = object()  # type: ignore[assignment]
@@ -182,7 +182,7 @@ def test_restore_forgets_the_clients_the_framework_made_and_keeps_the_ones_it_wa
 def test_a_discarded_component_is_not_kept_alive_by_its_hook() -> None:
     import gc
 
-    from mcp_lambda.sessions.dynamodb import DynamoDBSessionStore
+    from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 
     store = DynamoDBSessionStore("t")
     hooks = len(restore._HOOKS)

@@ -14,8 +14,8 @@ from tests.support.task_caller import ISSUER, WHOAMI_BUSINESS
 
 from mcp_lambda.caller import Caller, principal_of
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore, StoredCaller, Task, open_task
-from mcp_lambda.tasks.dynamodb import from_item, to_item
+from mcp_lambda.stores.tasks import MemoryTaskStore, StoredCaller, Task, open_task
+from mcp_lambda.stores.tasks.dynamodb import from_item, to_item
 from mcp_lambda.testing import MODERN, Identity, McpTestClient, authorizer_context
 
 ALICE = Identity(

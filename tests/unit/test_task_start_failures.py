@@ -13,8 +13,9 @@ from botocore.stub import Stubber
 from tests.support.handlers import build_handler
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES
 
+from mcp_lambda.calls.task_invoke import LambdaInvoker, TaskStartFailed
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import LambdaInvoker, MemoryTaskStore, TaskStartFailed
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda.testing import MODERN, McpTestClient
 
 SETTINGS = Settings(business=TASK_BUSINESS.name, aws_lambda_function_name=None)

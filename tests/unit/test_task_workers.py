@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES
 
-from mcp_lambda.app import create_server
+from mcp_lambda.calls.task_invoke import TaskStartFailed
+from mcp_lambda.composition import build_server
 from mcp_lambda.observability import get_logger
-from mcp_lambda.sessions import MemorySessionStore
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore, TaskStartFailed
+from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.stores.tasks import MemoryTaskStore
 from mcp_lambda_dev.stdio import StdioTransport
 from mcp_lambda_dev.task_workers import ThreadTaskWorkers
 
@@ -29,7 +30,7 @@ SETTINGS = Settings(business=TASK_BUSINESS.name, aws_lambda_function_name=None, 
 def _transport() -> tuple[StdioTransport, ThreadTaskWorkers]:
     logger = get_logger(TASK_BUSINESS.name)
     workers = ThreadTaskWorkers(logger)
-    server = create_server(
+    server = build_server(
         SETTINGS, TASK_BUSINESS, MemorySessionStore(), tasks=MemoryTaskStore(), invoker=workers
     )
     workers.bind(server)

@@ -14,8 +14,9 @@ from tests.support.business import SECRET_FAILURE_TEXT, TEST_BUSINESS
 from tests.support.handlers import build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
+from mcp_lambda.calls.task_invoke import parse_task_event, task_event
 from mcp_lambda.settings import Settings
-from mcp_lambda.tasks import MemoryTaskStore, Task, parse_task_event, task_event
+from mcp_lambda.stores.tasks import MemoryTaskStore, Task
 from mcp_lambda.testing import MODERN, McpTestClient, invoke
 
 EXTENSION = "io.modelcontextprotocol/tasks"

@@ -5,11 +5,18 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-from scripts.services import (
+from tests.support.cloudformation import load_template, walk
+from tests.support.cors import expected_preflight, expected_response_headers
+
+from mcp_lambda.auth import METADATA_PATHS
+from mcp_lambda.settings import Settings
+from mcp_lambda.stores.tasks.base import START_GRACE_SECONDS
+from mcp_lambda_dev.services import (
     IDEMPOTENCY_PARTITION_KEY,
     IDEMPOTENCY_TTL_ATTRIBUTE,
     SESSIONS_PARTITION_KEY,
@@ -17,13 +24,6 @@ from scripts.services import (
     TASKS_PARTITION_KEY,
     TASKS_TTL_ATTRIBUTE,
 )
-from tests.support.cloudformation import load_template, walk
-from tests.support.cors import expected_preflight, expected_response_headers
-
-from mcp_lambda.auth import METADATA_PATHS
-from mcp_lambda.idempotency import stores
-from mcp_lambda.settings import Settings
-from mcp_lambda.tasks.base import START_GRACE_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
@@ -270,8 +270,8 @@ def test_sessions_table_matches_the_store_and_is_protected(template: dict[str, A
 def test_idempotency_table_matches_powertools_items_and_is_protected(template: dict[str, Any]) -> None:
     table = template["Resources"]["IdempotencyTable"]["Properties"]
 
-    assert IDEMPOTENCY_PARTITION_KEY == stores.PARTITION_KEY
-    assert IDEMPOTENCY_TTL_ATTRIBUTE == stores.EXPIRY_ATTRIBUTE
+    # Powertools' own defaults: the store passes them to DynamoDBPersistenceLayer by name.
+    assert (IDEMPOTENCY_PARTITION_KEY, IDEMPOTENCY_TTL_ATTRIBUTE) == ("id", "expiration")
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["KeySchema"] == [{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}]
     assert table["AttributeDefinitions"] == [
@@ -389,7 +389,7 @@ def test_environment_is_a_valid_runtime_configuration(
     assert settings.session_store == "dynamodb"
     assert settings.tasks_store == "dynamodb"
     assert settings.business == "demo"
-    assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl_seconds == 600
+    assert settings.idempotency_store == "dynamodb" and settings.idempotency_ttl == timedelta(seconds=600)
 
 
 def test_no_secret_value_is_in_the_template(template: dict[str, Any]) -> None:

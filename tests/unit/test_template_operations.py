@@ -14,7 +14,7 @@ from tests.support.log_capture import captured_lines
 from tests.support.principal_binding import demo_handler
 
 from mcp_lambda.observability import DEFAULT_METRICS_NAMESPACE, ToolCallEmf
-from mcp_lambda.settings import Settings
+from mcp_lambda.settings import Settings, milliseconds
 from mcp_lambda.testing import MODERN, McpTestClient
 
 NO_VALUE = {"Ref": "AWS::NoValue"}
@@ -183,8 +183,8 @@ def test_the_duration_alarm_reads_http_invocations_near_their_deadline(template:
     function = template["Resources"]["McpFunction"]["Properties"]
     alarm = alarms(template)["FunctionDurationAlarm"]
     parameter = template["Parameters"]["DurationAlarmThresholdMs"]
-    deadline = Settings.model_fields["request_deadline_ms"].default
-    margin = Settings.model_fields["deadline_margin_ms"].default
+    deadline = milliseconds(Settings.model_fields["request_deadline"].default)
+    margin = milliseconds(Settings.model_fields["deadline_margin"].default)
 
     # The alias the HTTP API calls; task workers run on a version (their long runs are not HTTP latency).
     assert {"Name": "Resource", "Value": {"Fn::Sub": "${McpFunction}:" + function["AutoPublishAlias"]}} in (

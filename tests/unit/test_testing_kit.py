@@ -33,7 +33,6 @@ from mcp_lambda.testing import (
 )
 from mcp_lambda.tools import (
     Business,
-    DownstreamError,
     TaskConfig,
     ToolAnnotations,
     ToolContext,
@@ -49,6 +48,7 @@ from mcp_lambda.tools import (
     tool,
     user,
 )
+from mcp_lambda.tools.errors import DownstreamError
 
 ROOT = Path(__file__).resolve().parents[2]
 RAN: list[str] = []
@@ -410,7 +410,7 @@ def test_settings_overrides_reach_the_handler() -> None:
 
 @pytest.mark.parametrize(
     ("overrides", "message"),
-    [({"no_such_setting": 1}, "no_such_setting"), ({"tools_page_size": 0}, "tools_page_size"),
+    [({"no_such_setting": 1}, "NO_SUCH_SETTING: not a setting"), ({"tools_page_size": 0}, "TOOLS_PAGE_SIZE: "),
      ({"business": "other"}, "business 'other'")],
 )  # fmt: skip
 def test_a_bad_settings_override_is_a_kit_error_naming_it(overrides: dict[str, Any], message: str) -> None:

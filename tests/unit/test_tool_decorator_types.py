@@ -19,11 +19,11 @@ from mcp_lambda.tools import (
     TaskConfig,
     ToolAnnotations,
     ToolResult,
-    ToolSignatureError,
     ToolSpec,
     execution_result,
     tool,
 )
+from mcp_lambda.tools.errors import ToolSignatureError
 
 ROOT = Path(__file__).resolve().parents[2]
 

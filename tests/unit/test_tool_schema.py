@@ -11,15 +11,8 @@ from pydantic import Field
 from tests.support.handlers import build_handler
 
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import (
-    Business,
-    ToolAnnotations,
-    ToolContext,
-    ToolResult,
-    ToolSignatureError,
-    execution_result,
-    tool,
-)
+from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools.errors import ToolSignatureError
 
 HAND_WRITTEN = {
     "type": "object",

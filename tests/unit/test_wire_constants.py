@@ -33,7 +33,7 @@ from mcp_types import _v2026_07_28 as modern_types
 from mcp_types import jsonrpc as official
 from mcp_types import methods, version
 
-from mcp_lambda.protocol import jsonrpc, versions, wire_tables
+from mcp_lambda import wire
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SPEC_FACTS = json.loads(
@@ -64,10 +64,10 @@ SDK_ONLY_CODES = {official.CONNECTION_CLOSED, official.REQUEST_TIMEOUT}
 
 
 def _our_codes() -> dict[str, int]:
-    """Every integer constant of mcp_lambda.protocol.jsonrpc that looks like an error code."""
+    """Every integer constant of mcp_lambda.wire that looks like an error code."""
     return {
         name: value
-        for name, value in vars(jsonrpc).items()
+        for name, value in vars(wire).items()
         if name.isupper() and isinstance(value, int) and not isinstance(value, bool) and value < 0
     }
 
@@ -87,7 +87,7 @@ def _schema_codes() -> set[int]:
 
 @pytest.mark.parametrize(("ours", "theirs"), sorted(SHARED_CODES.items()))
 def test_error_codes_equal_the_official_ones(ours: str, theirs: str) -> None:
-    assert getattr(jsonrpc, ours) == getattr(official, theirs)
+    assert getattr(wire, ours) == getattr(official, theirs)
 
 
 def test_every_error_code_we_define_is_accounted_for() -> None:
@@ -110,7 +110,7 @@ def test_our_own_codes_never_collide_with_a_spec_defined_code() -> None:
     spec_defined = {getattr(official, name) for name in SHARED_CODES.values()} | {
         official.URL_ELICITATION_REQUIRED
     }
-    own = {getattr(jsonrpc, name) for name in OWN_CODES}
+    own = {getattr(wire, name) for name in OWN_CODES}
     assert not own & spec_defined
     assert len(set(_our_codes().values())) == len(_our_codes()), "two names for one code"
 
@@ -120,8 +120,8 @@ def test_our_own_codes_never_collide_with_a_spec_defined_code() -> None:
 
 def test_http_status_of_code_equals_the_sdk_modern_transport_table() -> None:
     # mcp.shared.inbound.ERROR_CODE_HTTP_STATUS is what the SDK's 2026-07-28 server sends; unmapped -> 200.
-    assert dict(inbound.ERROR_CODE_HTTP_STATUS) == wire_tables.HTTP_STATUS_OF_CODE
-    assert jsonrpc.INTERNAL_ERROR not in wire_tables.HTTP_STATUS_OF_CODE  # -32603 is a 200, as in the SDK
+    assert dict(inbound.ERROR_CODE_HTTP_STATUS) == wire.HTTP_STATUS_OF_CODE
+    assert wire.INTERNAL_ERROR not in wire.HTTP_STATUS_OF_CODE  # -32603 is a 200, as in the SDK
 
 
 # --- methods ---------------------------------------------------------------------------------------------------
@@ -130,12 +130,12 @@ def test_http_status_of_code_equals_the_sdk_modern_transport_table() -> None:
 def test_name_bearing_methods_equal_the_sdk_mcp_name_table() -> None:
     # The SDK's client stamps Mcp-Name from, and its server compares Mcp-Name against, exactly these fields.
     assert inbound.MCP_NAME_HEADER == "mcp-name"
-    assert dict(inbound.NAME_BEARING_METHODS) == wire_tables.NAME_BEARING_METHODS
+    assert dict(inbound.NAME_BEARING_METHODS) == wire.NAME_BEARING_METHODS
 
 
 def test_cacheable_methods_equal_the_official_ones() -> None:
     # mcp_types derives them from the result types inheriting CacheableResult (the ttlMs/cacheScope fields).
-    assert wire_tables.CACHEABLE_METHODS == methods.CACHEABLE_METHODS
+    assert wire.CACHEABLE_METHODS == methods.CACHEABLE_METHODS
     aliases = {field.alias for field in mcp_types.CacheableResult.model_fields.values()}
     assert {"ttlMs", "cacheScope"} <= aliases
 
@@ -144,15 +144,15 @@ def test_cacheable_methods_equal_the_official_ones() -> None:
 
 
 def test_versions_equal_the_official_registry() -> None:
-    assert versions.LEGACY_VERSIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
-    assert versions.MODERN_VERSIONS == version.MODERN_PROTOCOL_VERSIONS
-    assert versions.LATEST_LEGACY_VERSION == version.LATEST_HANDSHAKE_VERSION
-    assert (*versions.LEGACY_VERSIONS, *versions.MODERN_VERSIONS) == version.KNOWN_PROTOCOL_VERSIONS
+    assert wire.HANDSHAKE_REVISIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
+    assert wire.STATELESS_REVISIONS == version.MODERN_PROTOCOL_VERSIONS
+    assert wire.LATEST_HANDSHAKE_REVISION == version.LATEST_HANDSHAKE_VERSION
+    assert (*wire.HANDSHAKE_REVISIONS, *wire.STATELESS_REVISIONS) == version.KNOWN_PROTOCOL_VERSIONS
 
 
 def test_the_headerless_version_is_the_sdk_default() -> None:
     # Streamable HTTP: with no MCP-Protocol-Version header a server MAY assume 2025-03-26; the SDK does.
-    assert versions.HEADERLESS_VERSION == mcp_types.DEFAULT_NEGOTIATED_VERSION
+    assert wire.HEADERLESS_REVISION == mcp_types.DEFAULT_NEGOTIATED_VERSION
 
 
 # --- what only the spec text says (tests/fixtures/spec/mcp-wire-facts.json) ---------------------------------
@@ -177,18 +177,18 @@ def test_the_spec_facts_name_their_source() -> None:
 
 
 def test_the_spec_lists_exactly_our_revisions() -> None:
-    assert tuple(_spec_fact("revisions")) == (*versions.LEGACY_VERSIONS, *versions.MODERN_VERSIONS)
+    assert tuple(_spec_fact("revisions")) == (*wire.HANDSHAKE_REVISIONS, *wire.STATELESS_REVISIONS)
 
 
 def test_batch_versions_are_the_ones_the_spec_makes_accept_batches() -> None:
     batch = _spec_fact("json_rpc_batch")
-    assert tuple(rev for rev, rule in batch.items() if rule == "MUST accept") == versions.BATCH_VERSIONS
+    assert tuple(rev for rev, rule in batch.items() if rule == "MUST accept") == wire.BATCH_REVISIONS
 
 
 def test_legacy_resource_not_found_is_the_spec_code() -> None:
     code = _spec_fact("resource_not_found_code")
-    assert {code[rev] for rev in versions.LEGACY_VERSIONS} == {jsonrpc.RESOURCE_NOT_FOUND}
-    assert {code[rev] for rev in versions.MODERN_VERSIONS} == {jsonrpc.INVALID_PARAMS}
+    assert {code[rev] for rev in wire.HANDSHAKE_REVISIONS} == {wire.RESOURCE_NOT_FOUND}
+    assert {code[rev] for rev in wire.STATELESS_REVISIONS} == {wire.INVALID_PARAMS}
 
 
 def test_our_own_codes_live_in_the_implementation_defined_band() -> None:
@@ -197,10 +197,10 @@ def test_our_own_codes_live_in_the_implementation_defined_band() -> None:
     spec_low, spec_high = bands["reserved_for_the_spec"]
     assert spec_low <= spec_high < low <= high  # two bands, the spec's below the legacy one
     for code in (
-        jsonrpc.SESSION_NOT_FOUND,
-        jsonrpc.SERVICE_UNAVAILABLE,
-        jsonrpc.UNAUTHORIZED,
-        jsonrpc.INSUFFICIENT_SCOPE,
+        wire.SESSION_NOT_FOUND,
+        wire.SERVICE_UNAVAILABLE,
+        wire.UNAUTHORIZED,
+        wire.INSUFFICIENT_SCOPE,
     ):
         assert low <= code <= high
         assert code not in _schema_codes()

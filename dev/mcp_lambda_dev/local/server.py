@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
+from mcp_lambda.testing.invoke_api import LocalLambda
+
 from .. import log_format
 from ..inventory import HELP as INVENTORY_HELP
 from ..inventory import demo_inventory
@@ -45,7 +47,6 @@ from ..simulator import with_simulator
 from .access_log import access_line
 from .cors import CorsConfiguration, is_preflight, preflight_headers, response_headers
 from .events import LocalContext, http_event, response_body
-from .lambda_service import LocalLambda
 from .ports import free_port_after
 from .workers import LambdaHandler, load_handlers
 
@@ -225,8 +226,8 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
     from mcp_lambda.composition import BusinessNotFound
     from mcp_lambda.manifest import ManifestError
     from mcp_lambda.settings import SettingsError
-    from mcp_lambda.tools import ToolSignatureError
-    from mcp_lambda.tools.business import BusinessError
+    from mcp_lambda.tools.business import BusinessDefinitionError
+    from mcp_lambda.tools.errors import ToolSignatureError
 
     from ..businesses import not_found
 
@@ -236,7 +237,7 @@ def load_handler(dotted: str, workers: int = 1) -> list[LambdaHandler]:
         fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
     except BusinessNotFound as exc:
         fail(str(not_found(exc.name)))
-    except BusinessError as exc:
+    except BusinessDefinitionError as exc:
         fail(str(exc))
     except ToolSignatureError as exc:
         fail(f"a tool cannot be served: {exc}")
@@ -263,8 +264,8 @@ def bind(host: str, port: int) -> LocalServer:
 
 def unchecked_note(settings: Settings) -> str:
     """What the start-up line adds for a business no manifest describes (it is served unchecked)."""
-    from mcp_lambda.app import manifest_path
     from mcp_lambda.composition import load_business
+    from mcp_lambda.manifest.locate import manifest_path
 
     path = manifest_path(settings, load_business(settings.business))
     return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"
@@ -273,13 +274,13 @@ def unchecked_note(settings: Settings) -> str:
 def serve(
     host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
 ) -> None:
-    from mcp_lambda.settings import SettingsError, get_settings
+    from mcp_lambda.settings import SettingsError, get_settings, seconds
 
     server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
     # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
-    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}").start()
+    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}", execute=True).start()
     invoke_api.configure_environment()
     beside = contextlib.ExitStack()  # what runs beside the server: the demo's stand-in inventory
     try:
@@ -295,7 +296,7 @@ def serve(
         beside.close()
         raise
     invoke_api.handler = handlers[0]
-    invoke_api.timeout_seconds = settings.task_worker_timeout_seconds
+    invoke_api.timeout_seconds = seconds(settings.task_worker_timeout)
     gateway = LocalGateway(
         max_body_bytes=settings.max_body_bytes,
         allowed_origins=settings.allowed_origins,

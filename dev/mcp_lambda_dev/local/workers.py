@@ -37,7 +37,7 @@ def shared_stores() -> dict[str, Any]:
     settings = get_settings()
     return {
         "sessions": build_store("sessions", settings),
-        "idempotency": build_store("idempotency", settings),
+        "idempotency": build_store("exactly_once", settings),
         "tasks": build_store("tasks", settings),
         "quotas": build_store("quotas", settings),
     }

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_lambda.app import manifest_path
 from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import BoundManifest, bind_manifest
+from mcp_lambda.manifest.locate import manifest_path
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolResult
-from mcp_lambda.tools.results import RESULT_VIOLATES_MANIFEST
+from mcp_lambda.tools.results import ResultCode
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.projection import (
     card_candidates,
@@ -116,10 +116,10 @@ class Simulation:
         assert self.bound is not None
         structured = wire.get("structuredContent")
         error = structured if wire.get("isError") is True and isinstance(structured, Mapping) else {}
-        if error.get("code") == RESULT_VIOLATES_MANIFEST:
+        if error.get("code") == ResultCode.RESULT_VIOLATES_MANIFEST:
             # The tool's own result never left the server; the server's log line says what was wrong.
             for line in server_lines:
-                if line.get("code") == RESULT_VIOLATES_MANIFEST and line.get("tool_name") == tool:
+                if line.get("code") == ResultCode.RESULT_VIOLATES_MANIFEST and line.get("tool_name") == tool:
                     found = line.get("violations") or [line.get("reason") or error.get("message")]
                     return {"checked": True, "valid": False, "violations": found, "rewritten": True}
             message = str(error.get("message") or "")

@@ -1,9 +1,8 @@
-"""AWS calls of the function: one budget (timeouts, attempts, the request deadline) and one DynamoDB table base.
+"""AWS calls of the function: one budget (timeouts, attempts, the request deadline) for every client.
 
 `budget` holds `AwsBudget`, `BudgetedClient` and the failure vocabulary (`failure_reason`, `THROTTLE_CODES`,
-`AwsCallTimedOut`); `table` holds `DynamoDBTable`, the base of the session and task stores, and
-`DeadlineBoundClient`, the same deadline for a client a library (Powertools) calls itself. botocore is imported
-on first use, not here.
+`AwsCallTimedOut`). The DynamoDB table base of the stores is `mcp_lambda.stores.table`. botocore is imported on
+first use, not here.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from .budget import (
     client_config,
     failure_reason,
 )
-from .table import DeadlineBoundClient, DynamoDBTable
 
 __all__ = [
     "MAX_BACKOFF_SECONDS",
@@ -25,8 +23,6 @@ __all__ = [
     "AwsBudget",
     "AwsCallTimedOut",
     "BudgetedClient",
-    "DeadlineBoundClient",
-    "DynamoDBTable",
     "client_config",
     "failure_reason",
 ]

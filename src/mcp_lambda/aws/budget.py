@@ -57,10 +57,10 @@ class AwsBudget:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AwsBudget:
-        connect = settings.aws_connect_timeout_ms / 1000
-        read = settings.aws_read_timeout_ms / 1000
+        connect = settings.aws_connect_timeout.total_seconds()
+        read = settings.aws_read_timeout.total_seconds()
         attempts = settings.aws_max_attempts
-        allowed = (settings.request_deadline_ms - settings.deadline_margin_ms) / 2000
+        allowed = (settings.request_deadline - settings.deadline_margin).total_seconds() / 2
         if attempts * (connect + read) > allowed:
             scale = allowed / (attempts * (connect + read))
             connect, read = connect * scale, read * scale

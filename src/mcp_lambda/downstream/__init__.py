@@ -7,8 +7,8 @@
   idempotent calls only (by method, unless `idempotent=` says otherwise); a connection that could not be opened is
   retried for every call (the request never left). No retry and no backoff sleep runs past the deadline.
 - A circuit breaker per host (Powertools' circuit breaker, `circuits.HostCircuits`), its state in the store
-  `PROTECTION_STORE` names: one process (`circuit_store.MemoryCircuitStore`), or the protection table, shared by
-  every container (`mcp_lambda.aws.circuit_table`). After `CIRCUIT_FAILURE_THRESHOLD` consecutive failures it
+  `PROTECTION_STORE` names: one process (`mcp_lambda.stores.circuits.memory`), or the protection table, shared by
+  every container (`mcp_lambda.stores.circuits.dynamodb`). After `CIRCUIT_FAILURE_THRESHOLD` consecutive failures it
   opens for `CIRCUIT_RESET_MS` (whole seconds), and calls fail at once with CircuitOpen (error result 50300 with
   `retry_after_ms` = the time left open) without touching the host; then one trial call decides for all. A
   container trusts the state it read for `CIRCUIT_CACHE_SECONDS`. Each transition is logged once

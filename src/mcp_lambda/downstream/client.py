@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
-from ..settings import Settings
+from ..settings import Settings, seconds
 from ..workers import call_within
 from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
-MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
+MAX_DOWNSTREAM_ANSWER_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class HttpClient:
         reset_seconds: How long an open circuit stays open (rounded up to whole seconds).
         pool: A urllib3 PoolManager to use instead of one made on first use.
         circuit_store: Makes the store of the circuit states on the first call (a fleet-wide one:
-            `mcp_lambda.stores.build_circuit_store`); None keeps them in this client (`MemoryCircuitStore`).
+            `mcp_lambda.stores.build_store("circuits", ...)`); None keeps them in this client (`MemoryCircuitStore`).
         circuit_scope: The first part of every circuit's name and its metrics' `service`: the business.
         circuit_cache_seconds: How long the last state read from the store is trusted (0: read it every call).
     """
@@ -126,13 +126,13 @@ class HttpClient:
         """The client the settings describe; `circuit_store` as in the constructor."""
         return cls(
             logger,
-            timeout_seconds=settings.http_timeout_ms / 1000,
+            timeout_seconds=settings.http_timeout.total_seconds(),
             max_attempts=settings.http_max_attempts,
             failure_threshold=settings.circuit_failure_threshold,
-            reset_seconds=settings.circuit_reset_ms / 1000,
+            reset_seconds=settings.circuit_reset.total_seconds(),
             circuit_store=circuit_store,
             circuit_scope=settings.business,
-            circuit_cache_seconds=settings.circuit_cache_seconds,
+            circuit_cache_seconds=seconds(settings.circuit_cache),
         )
 
     @property
@@ -157,7 +157,7 @@ class HttpClient:
                 from .circuits import HostCircuits
 
                 if self._circuit_store is None:
-                    from .circuit_store import MemoryCircuitStore
+                    from ..stores.circuits.memory import MemoryCircuitStore
 
                     store: CircuitBreakerPersistenceLayer = MemoryCircuitStore()
                 else:
@@ -190,19 +190,19 @@ class HttpClient:
         headers: Mapping[str, str] | None = None,
         idempotent: bool | None = None,
         timeout_seconds: float | None = None,
-        event: str = "downstream_call",
-        judge: Callable[[HttpResponse], str | None] | None = None,
+        log_event: str = "downstream_call",
+        failure_of: Callable[[HttpResponse], str | None] | None = None,
     ) -> HttpResponse:
         """Send one request, retried as the package docstring says; return any answer below 500.
 
-        `interface` names the call in its log line (default: the method and host). `judge` may call an answer a
+        `interface` names the call in its log line (default: the method and host). `failure_of` may call an answer a
         failure in the log line (the platform client's non-zero business codes); it changes nothing else.
         """
         method = method.upper()
         split = urllib.parse.urlsplit(url)
         host = _origin(split)
         log = _CallLog(
-            self.logger, event, interface or f"{method} {split.netloc.rpartition('@')[2]}", host, method
+            self.logger, log_event, interface or f"{method} {split.netloc.rpartition('@')[2]}", host, method
         )
         if params:
             url = f"{url}{'&' if split.query else '?'}{urllib.parse.urlencode(params)}"
@@ -233,7 +233,11 @@ class HttpClient:
             error = f"HTTP {failure.status}" if failure.status else str(failure)
             log.done(max(attempt.attempts, retry.counter.failed), attempt.answer, error=error)
             raise
-        log.done(max(attempt.attempts, retry.counter.failed), answer, error=judge(answer) if judge else None)
+        log.done(
+            max(attempt.attempts, retry.counter.failed),
+            answer,
+            error=failure_of(answer) if failure_of else None,
+        )
         return answer
 
     def _attempts(
@@ -277,13 +281,15 @@ class HttpClient:
             raise _no_answer(exc) from None
         attempt.attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
         try:
-            content = raw.read(MAX_RESPONSE_BYTES + 1)
+            content = raw.read(MAX_DOWNSTREAM_ANSWER_BYTES + 1)
         except HTTPError as exc:  # the body broke off or stalled
             raise _no_answer(exc) from None
         finally:
             raw.release_conn()
-        if len(content) > MAX_RESPONSE_BYTES:
-            raise ResponseTooLarge(f"the answer exceeds {MAX_RESPONSE_BYTES} bytes", status=raw.status)
+        if len(content) > MAX_DOWNSTREAM_ANSWER_BYTES:
+            raise ResponseTooLarge(
+                f"the answer exceeds {MAX_DOWNSTREAM_ANSWER_BYTES} bytes", status=raw.status
+            )
         return parse_answer(raw.status, {k.lower(): v for k, v in raw.headers.items()}, content)
 
     def _retry(self, method: str, idempotent: bool | None, deadline: deadlines.Deadline) -> DeadlineRetry:

@@ -39,4 +39,4 @@ class DownstreamTimeout(DownstreamError):
 
 
 class ResponseTooLarge(DownstreamError):
-    """The answer is larger than MAX_RESPONSE_BYTES."""
+    """The answer is larger than MAX_DOWNSTREAM_ANSWER_BYTES."""

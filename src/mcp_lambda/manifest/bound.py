@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,9 @@ from .loader import read_manifest, unreadable
 from .models import Manifest
 from .rules import tool_name_problems
 from .schema import output_schema
+
+# What the executor calls on every result: (tool name, result) -> the problems found (empty: the result is valid).
+ResultCheck = Callable[[str, ToolResult], list[str]]
 
 
 @dataclass(frozen=True)

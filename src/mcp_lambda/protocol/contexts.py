@@ -6,12 +6,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import deadlines, trace_context
-from ..idempotency import Caller
+from ..calls.exactly_once import CallKey
 from ..tools.context import Services, TaskControl, ToolContext
 from .scope import CallScope
 
 if TYPE_CHECKING:
-    from ..tasks import Task
+    from ..stores.tasks import Task
 
 TOOL_CALL_ID_KEYS = ("tool_call_id", "toolCallId", "io.modelcontextprotocol/toolCallId")
 # This round's answers, and the previous round's verified state (multi round-trip, 2026-07-28).
@@ -28,12 +28,12 @@ def tool_call_id(meta: Mapping[str, Any], limit: int | None = 128) -> str | None
     return None
 
 
-def caller_of(scope: CallScope) -> Caller:
+def caller_of(scope: CallScope) -> CallKey:
     """Who calls, and the key of this call: the `_meta` tool_call_id (whole), else the Idempotency-Key header."""
     key, source = tool_call_id(scope.meta, limit=None), "tool_call_id"
     if key is None and scope.idempotency_key:
         key, source = scope.idempotency_key, "Idempotency-Key"
-    return Caller(scope.principal, key, source, scope.lambda_context)
+    return CallKey(scope.principal, key, source, scope.lambda_context)
 
 
 class ContextFactory:

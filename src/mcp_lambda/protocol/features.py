@@ -12,8 +12,9 @@ from ..deadlines import DeadlineExceeded
 from ..observability import ToolLogger, log_internal_error
 from ..tools import Business, InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS
 from .contexts import ContextFactory
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, service_unavailable
+from .jsonrpc import RpcError, service_unavailable
 from .pagination import listing
 from .params import required_string
 from .rounds import Rounds

@@ -1,6 +1,6 @@
-"""How a client frames a request to this server: the 2026-07-28 `_meta` envelope and routing headers, or a
-session era's headers. The one builder of them: the SnapStart warm-up, the test kit, `make smoke`,
-`make simulate` and the bench all frame their requests here."""
+"""How a client frames a request to this server: a 2026-07-28 request (its `_meta` envelope, `wire.stateless_meta`,
+and the routing headers that mirror it), or a handshake session's headers. The one builder of them: the SnapStart
+warm-up, the test kit, `make smoke`, `make simulate` and the bench frame their requests here."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from .versions import META_VERSION, MODERN_VERSION
-from .wire_tables import NAME_BEARING_METHODS, TASK_NAME_BEARING_METHODS
+from ..wire import NAME_BEARING_METHODS, STATELESS_REVISION, TASK_NAME_BEARING_METHODS, stateless_meta
 
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 # The params field each name-bearing method mirrors in Mcp-Name (the tasks extension's methods included).
 NAME_FIELDS: dict[str, str] = {**NAME_BEARING_METHODS, **TASK_NAME_BEARING_METHODS}
 # What every POST of a Streamable HTTP client carries.
@@ -21,31 +18,6 @@ POST_HEADERS = {
     "accept": "application/json, text/event-stream",
     "content-type": "application/json",
 }
-
-
-def meta_envelope(
-    capabilities: Mapping[str, Any] | None = None,
-    client_info: Mapping[str, Any] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    *,
-    version: str = MODERN_VERSION,
-) -> dict[str, Any]:
-    """The `_meta` a 2026-07-28 request carries: its revision, the client's capabilities and (optionally) info.
-
-    Args:
-        capabilities: The client capabilities this request declares (None: none).
-        client_info: `{"name", "version"}` of the client; left out when None.
-        extra: More `_meta` entries (`tool_call_id`, `traceparent`, ...), added last.
-        version: The revision named (a test may name another to probe the server).
-
-    Returns:
-        The `_meta` object.
-    """
-    meta: dict[str, Any] = {META_VERSION: version, META_CAPABILITIES: dict(capabilities or {})}
-    if client_info is not None:
-        meta[META_CLIENT_INFO] = dict(client_info)
-    meta.update(extra or {})
-    return meta
 
 
 def encode_header_value(value: str) -> str:
@@ -63,7 +35,7 @@ def encode_header_value(value: str) -> str:
 
 
 def routing_headers(
-    method: str, params: Mapping[str, Any] | None, version: str = MODERN_VERSION
+    method: str, params: Mapping[str, Any] | None, version: str = STATELESS_REVISION
 ) -> dict[str, str]:
     """The 2026-07-28 routing headers of a request: MCP-Protocol-Version, Mcp-Method and (when the method names
     a target) Mcp-Name.
@@ -107,7 +79,7 @@ def modern_request(
         (JSON body, headers).
     """
     body_params = dict(params or {})
-    body_params["_meta"] = meta_envelope(capabilities, client_info, meta)
+    body_params["_meta"] = {**stateless_meta(capabilities, client_info), **(meta or {})}
     headers = {**POST_HEADERS, **routing_headers(method, body_params)}
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}, headers
 

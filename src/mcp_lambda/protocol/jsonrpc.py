@@ -6,20 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RequestRefused
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-SESSION_NOT_FOUND = -32001
-SERVICE_UNAVAILABLE = -32003
-UNAUTHORIZED = -32011  # 401: no valid access token (the body of an OAuth `invalid_token` challenge)
-INSUFFICIENT_SCOPE = -32012  # 403: the token lacks a scope the call needs (an `insufficient_scope` step-up)
-RESOURCE_NOT_FOUND = -32002
-HEADER_MISMATCH = -32020
-MISSING_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+from ..wire import INVALID_REQUEST, SERVICE_UNAVAILABLE
 
 RequestId = str | int
 
@@ -27,7 +14,7 @@ RequestId = str | int
 class RpcError(RequestRefused):
     """The one error type of the protocol layer: a JSON-RPC error, and the HTTP status and headers to send it with.
 
-    `http_status` None means "the era decides" (200 in a session, the mcp-wire §3 table at 2026-07-28).
+    `http_status` None means "the era decides" (200 in a session, `mcp_lambda.wire.HTTP_STATUS_OF_CODE` at 2026-07-28).
     """
 
     def __init__(

@@ -6,18 +6,22 @@ import json
 import re
 from typing import Any
 
-from ..sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
+from ..stores.sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
 from ..tools.context import LOG_LEVELS
-from ..tools.results import INPUT_REQUIRED_UNSUPPORTED, TASK_REQUIRED_UNSUPPORTED, system_error
-from .features import FeatureMethods
-from .jsonrpc import (
+from ..tools.results import ResultCode, system_error
+from ..wire import (
+    BATCH_REVISIONS,
     HEADER_MISMATCH,
+    HEADERLESS_REVISION,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     RESOURCE_NOT_FOUND,
     SESSION_NOT_FOUND,
+)
+from .features import FeatureMethods
+from .jsonrpc import (
     Notification,
     Request,
     RpcError,
@@ -41,7 +45,7 @@ from .scope import (
     idempotency_key_of,
     trace_context_of,
 )
-from .versions import BATCH_VERSIONS, HEADERLESS_VERSION, body_version, negotiate_legacy
+from .versions import body_version, negotiate_legacy
 
 MAX_STORED_CLIENT_BYTES = 16 * 1024
 SESSION_ID_SHAPE = re.compile(r"[\x21-\x7e]{1,128}")
@@ -116,7 +120,7 @@ class LegacyEra:
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return system_error(
-            INPUT_REQUIRED_UNSUPPORTED,
+            ResultCode.INPUT_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' needs input from the client; connect with MCP 2026-07-28 to answer it.",
         ).to_wire()
 
@@ -131,7 +135,7 @@ class LegacyEra:
 
     def tool_needs_task(self, scope: CallScope, name: str) -> dict[str, Any]:
         return system_error(
-            TASK_REQUIRED_UNSUPPORTED,
+            ResultCode.TASK_REQUIRED_UNSUPPORTED,
             f"Tool '{name}' runs only as a task; connect with MCP 2026-07-28 and the "
             "io.modelcontextprotocol/tasks extension to call it.",
         ).to_wire()
@@ -298,8 +302,8 @@ class LegacyEra:
 
     async def _batch(self, inbound: Inbound, items: list[Any]) -> Outbound:
         session = self._session(inbound)
-        version = inbound.header("mcp-protocol-version") or session.protocol_version or HEADERLESS_VERSION
-        if version not in BATCH_VERSIONS:
+        version = inbound.header("mcp-protocol-version") or session.protocol_version or HEADERLESS_REVISION
+        if version not in BATCH_REVISIONS:
             raise RpcError(
                 INVALID_REQUEST,
                 f"Invalid Request: JSON-RPC batches are not accepted at {version}",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..idempotency import ExactlyOnce
+from ..calls.exactly_once import ExactlyOnceCalls
 from ..tools import Business, InputRequired, ToolResult
+from ..wire import INSUFFICIENT_SCOPE, INVALID_PARAMS
 from .contexts import ContextFactory, caller_of
-from .jsonrpc import INSUFFICIENT_SCOPE, INVALID_PARAMS, RpcError
+from .jsonrpc import RpcError
 from .pagination import listing
 from .params import check_depth, optional_object, required_string
 from .rounds import Rounds
@@ -20,7 +21,7 @@ class ToolMethods:
     def __init__(
         self,
         business: Business,
-        calls: ExactlyOnce,
+        calls: ExactlyOnceCalls,
         contexts: ContextFactory,
         rounds: Rounds,
         page_size: int,

@@ -1,4 +1,4 @@
-"""The 2026-07-28 era: stateless requests carrying `_meta`, validated in the order of mcp-wire §6."""
+"""The 2026-07-28 era: stateless requests carrying `_meta`, validated in the order the 2026-07-28 transport specifies."""
 
 from __future__ import annotations
 
@@ -7,22 +7,23 @@ import binascii
 from typing import Any
 
 from ..tools import Business, InputRequired
-from .features import FeatureMethods
-from .framing import META_CAPABILITIES
-from .jsonrpc import (
+from ..wire import (
+    CACHEABLE_METHODS,
+    HANDSHAKE_REVISIONS,
     HEADER_MISMATCH,
+    HTTP_STATUS_OF_CODE,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    META_CAPABILITIES,
+    META_VERSION,
     METHOD_NOT_FOUND,
+    NAME_BEARING_METHODS,
+    STATELESS_REVISIONS,
+    TASK_NAME_BEARING_METHODS,
     UNSUPPORTED_PROTOCOL_VERSION,
-    Notification,
-    Request,
-    RpcError,
-    parse_message,
-    recover_id,
-    result_response,
-    shown,
 )
+from .features import FeatureMethods
+from .jsonrpc import Notification, Request, RpcError, parse_message, recover_id, result_response, shown
 from .methods import ToolMethods
 from .rounds import Rounds
 from .scope import (
@@ -36,13 +37,6 @@ from .scope import (
     trace_context_of,
 )
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
-from .versions import LEGACY_VERSIONS, META_VERSION, MODERN_VERSIONS
-from .wire_tables import (
-    CACHEABLE_METHODS,
-    HTTP_STATUS_OF_CODE,
-    NAME_BEARING_METHODS,
-    TASK_NAME_BEARING_METHODS,
-)
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
@@ -147,9 +141,9 @@ class ModernEra:
         meta = request.params.get("_meta")
         if not isinstance(meta, dict):
             header = inbound.header("MCP-Protocol-Version")
-            if header not in MODERN_VERSIONS:
+            if header not in STATELESS_REVISIONS:
                 # Most likely a session client sending a revision this server does not speak: say so.
-                supported = ", ".join((*LEGACY_VERSIONS, *MODERN_VERSIONS))
+                supported = ", ".join((*HANDSHAKE_REVISIONS, *STATELESS_REVISIONS))
                 raise RpcError(
                     INVALID_PARAMS,
                     f"Unsupported MCP-Protocol-Version header '{header}' (supported: "
@@ -175,11 +169,11 @@ class ModernEra:
                 target = request.params.get(name_field)
                 if isinstance(target, str):
                     _require_header(inbound, "Mcp-Name", target, encoded=True)
-        if version not in MODERN_VERSIONS:
+        if version not in STATELESS_REVISIONS:
             raise RpcError(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 f"Unsupported protocol version: {version}",
-                data={"supported": list(MODERN_VERSIONS), "requested": version},
+                data={"supported": list(STATELESS_REVISIONS), "requested": version},
             )
         if headers and request.method == "tools/call":
             self._check_param_headers(inbound, request.params)
@@ -231,7 +225,7 @@ class ModernEra:
 
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = {
-            "supportedVersions": list(MODERN_VERSIONS),
+            "supportedVersions": list(STATELESS_REVISIONS),
             "capabilities": self.capabilities(),
         }
         if self.business.instructions:

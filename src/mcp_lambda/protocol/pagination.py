@@ -8,7 +8,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .jsonrpc import INVALID_PARAMS, RpcError
+from ..wire import INVALID_PARAMS
+from .jsonrpc import RpcError
 
 MAX_CURSOR_LENGTH = 256
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonrpc import INVALID_PARAMS, RpcError
+from ..wire import INVALID_PARAMS
+from .jsonrpc import RpcError
 
 # The deepest nesting of arrays and objects accepted in a client value that is stored or encoded again (session
 # items, tool arguments, round answers): far beyond any real one, far below what JSON encoding can recurse into.

@@ -1,6 +1,8 @@
-"""Integrity-protected `requestState` for multi round-trip results: HMAC-SHA256 over a JSON payload that names
-the method and target it belongs to, the caller it was issued to and when it expires. Opaque to clients; any
-change is detected.
+"""Signed `requestState` for multi round-trip results: HMAC-SHA256 over a JSON payload that names the method and
+target it belongs to, the caller it was issued to and when it expires. Signed, not sealed: it is base64 JSON that
+the client can read (the spec asks clients to treat it as opaque, not that it be secret), so it must never hold
+what the caller may not read — a tool's `state` holds ids and progress, never secrets or other callers' data.
+Any change is detected.
 
 The keys are a ring: the first signs, every one verifies, so a key is replaced without breaking rounds in flight
 (put the new key first, keep the old one until the state TTL has passed, then drop it).
@@ -16,7 +18,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .jsonrpc import INVALID_PARAMS, RpcError
+from ..wire import INVALID_PARAMS
+from .jsonrpc import RpcError
 
 
 class RequestStateCodec:

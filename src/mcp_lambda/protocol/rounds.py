@@ -9,7 +9,8 @@ from typing import Any
 
 from ..secrets import SecretSource, SecretUnavailable
 from ..tools import InputRequired
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, RpcError
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY
+from .jsonrpc import RpcError
 from .params import check_depth
 from .request_state import RequestStateCodec
 from .scope import CallScope

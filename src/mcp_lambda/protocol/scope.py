@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..caller import NO_AUTH, RequestAuth
-from ..sessions import Session
+from ..stores.sessions import Session
 from ..tools import InputRequired
 from ..trace_context import TraceContext, parse
-from .jsonrpc import INVALID_REQUEST, RequestId, RpcError, error_response
+from ..wire import INVALID_REQUEST
+from .jsonrpc import RequestId, RpcError, error_response
 from .versions import is_legacy_header
 
 SESSION_HEADER = "mcp-session-id"
@@ -24,7 +25,7 @@ class Channel(Protocol):
     The eras ask the channel instead of reading headers themselves where a transport without headers differs.
     """
 
-    # Whether 2026-07-28 requests mirror body fields in headers that must match the body (mcp-wire §4). The 2026
+    # Whether 2026-07-28 requests mirror body fields in headers that must match the body (the Mcp-Method/Mcp-Name headers). The 2026
     # stdio binding: "all request metadata ... is carried inline in the JSON-RPC message body. There is no header
     # layer."
     header_layer: bool
@@ -43,7 +44,7 @@ class Channel(Protocol):
 
 
 class HttpChannel:
-    """Streamable HTTP: era routing by the MCP-Protocol-Version header (mcp-wire §2), sessions by Mcp-Session-Id."""
+    """Streamable HTTP: era routing by the MCP-Protocol-Version header, sessions by Mcp-Session-Id."""
 
     header_layer = True
 

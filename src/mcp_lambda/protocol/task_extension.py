@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 from ..tools import InputRequired, ToolResult, ToolSpec
 from ..tools.context import ToolContext
+from ..wire import MISSING_CLIENT_CAPABILITY
 from .contexts import RoundInputs
-from .jsonrpc import MISSING_CLIENT_CAPABILITY, RpcError
+from .jsonrpc import RpcError
 from .scope import CallScope, Handler
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from ..tasks import (
+from ..calls.error_table import ToolCrashed
+from ..calls.executor import ToolExecutor
+from ..calls.task_invoke import TaskInvoker, TaskStartFailed
+from ..stores.tasks import (
     StoredCaller,
     Task,
     TaskIdTaken,
-    TaskInvoker,
-    TaskStartFailed,
     TaskStore,
     TaskStoreUnavailable,
     TaskTooLarge,
@@ -35,15 +36,9 @@ from ..tasks import (
 )
 from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.context import ToolContext
-from ..tools.executor import ToolCrashed, ToolExecutor
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY
 from .contexts import ContextFactory, RoundInputs
-from .jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    MISSING_CLIENT_CAPABILITY,
-    RpcError,
-    service_unavailable,
-)
+from .jsonrpc import RpcError, service_unavailable
 from .params import required_string
 from .rounds import missing_capabilities
 from .scope import CallScope, Handler

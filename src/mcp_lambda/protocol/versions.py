@@ -1,27 +1,22 @@
-"""The MCP revisions this server speaks, and which era each belongs to."""
+"""Which era a request belongs to: routing by the version header or the body's `_meta` (constants: `mcp_lambda.wire`)."""
 
 from __future__ import annotations
 
-LEGACY_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-# The stateless revision: every request carries its `_meta` envelope (protocol/framing.py builds it).
-MODERN_VERSION = "2026-07-28"
-MODERN_VERSIONS = (MODERN_VERSION,)
-LATEST_LEGACY_VERSION = "2025-11-25"
-# Streamable HTTP: a server MAY assume 2025-03-26 when a legacy request carries no version header.
-HEADERLESS_VERSION = "2025-03-26"
-BATCH_VERSIONS = ("2025-03-26",)
-# Where a 2026-07-28 body names its revision (a session-era body never carries it).
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
+from ..wire import HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION, META_VERSION
 
 
 def is_legacy_header(value: str | None) -> bool:
-    """Era routing (mcp-wire §2): no header, or a handshake revision, selects the legacy (session) path."""
-    return value is None or value in LEGACY_VERSIONS
+    """Era routing: no header, or a handshake revision, selects the legacy (session) path."""
+    return value is None or value in HANDSHAKE_REVISIONS
 
 
 def negotiate_legacy(requested: object) -> str:
     """initialize's version negotiation: echo a supported revision, otherwise offer the latest legacy one."""
-    return requested if isinstance(requested, str) and requested in LEGACY_VERSIONS else LATEST_LEGACY_VERSION
+    return (
+        requested
+        if isinstance(requested, str) and requested in HANDSHAKE_REVISIONS
+        else LATEST_HANDSHAKE_REVISION
+    )
 
 
 def body_version(body: object) -> str | None:
@@ -36,4 +31,4 @@ def body_version(body: object) -> str | None:
     params = body.get("params") if isinstance(body, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     version = meta.get(META_VERSION) if isinstance(meta, dict) else None
-    return version if isinstance(version, str) and version not in LEGACY_VERSIONS else None
+    return version if isinstance(version, str) and version not in HANDSHAKE_REVISIONS else None

@@ -5,7 +5,7 @@ payload-2.0 event, or the task worker's internal event) and `NN_name.expected.js
 the headers that matter, the parsed body; or a worker's `result`), minted values written as `{{placeholders}}`.
 
 Both sides run the real `mcp_lambda.handler.handler`, built fresh for each conversation from the default settings
-with `BUSINESS=<business>`; the task workers a request queues go to an `InvokeApiRecorder` and are delivered to
+with `BUSINESS=<business>`; the task workers a request queues go to a recording `LocalLambda` and are delivered to
 the handler as steps of their own. In a test module, one line replays every conversation of a business:
 
     test_conversations = replay_conversations("demo")
@@ -25,7 +25,7 @@ from typing import Any
 
 from .apigateway import LocalContext, http_event
 from .conversation import Request
-from .invoke_api import InvokeApiRecorder
+from .invoke_api import LocalLambda
 from .replay import (
     Mismatch,
     check_saved_shape,
@@ -67,7 +67,7 @@ def lambda_handler(business: str, environment: Mapping[str, str] | None = None) 
     from mcp_lambda.settings import Settings, get_settings
 
     wanted = {"BUSINESS": business, **(environment or {})}
-    names = {name.upper() for name in Settings.model_fields} | set(wanted)
+    names = set(Settings.variables()) | set(wanted)
     saved = {name: os.environ.get(name) for name in names}
     module = importlib.import_module("mcp_lambda.handler")
     try:
@@ -284,9 +284,9 @@ def replay_conversations(
     return test_conversation_replays_as_recorded
 
 
-def _invoke_api(business: str) -> InvokeApiRecorder:
-    return InvokeApiRecorder(f"mcp-replay-{business}")
+def _invoke_api(business: str) -> LocalLambda:
+    return LocalLambda(f"mcp-replay-{business}")
 
 
-def _with(invoke_api: InvokeApiRecorder, environment: Mapping[str, str] | None) -> dict[str, str]:
+def _with(invoke_api: LocalLambda, environment: Mapping[str, str] | None) -> dict[str, str]:
     return {**invoke_api.environment(), **(environment or {})}

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..protocol.framing import encode_header_value
-from ..protocol.versions import MODERN_VERSION
+from ..wire import STATELESS_REVISION
 
 Era = Literal["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
-MODERN: Era = MODERN_VERSION  # type: ignore[assignment]  # the literal above names the same revision
+MODERN: Era = STATELESS_REVISION  # type: ignore[assignment]  # the literal above names the same revision
 # Every era the kit speaks: the stateless one first, then the session (handshake) eras, newest first.
 ERAS: tuple[Era, ...] = (MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO = {"name": "mcp-lambda-testing", "version": "1.0"}

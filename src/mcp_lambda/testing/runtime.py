@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..calls.task_invoke import TaskInvoker, task_event
 from ..composition import build_runtime
 from ..lambda_adapter import LambdaHandler, lambda_handler
 from ..secrets import SecretSource
-from ..settings import Settings
-from ..tasks import TaskInvoker, task_event
+from ..settings import Settings, milliseconds
 from ..tools import Business
 from .apigateway import LocalContext, http_event, response_body
 from .errors import KitError
@@ -46,21 +46,23 @@ def compose_handler(
 def make_settings(
     business: Business, overrides: Mapping[str, Any] | None = None, issuer: LocalIssuer | None = None
 ) -> Settings:
-    """The settings of a test: the defaults, then `overrides` (field names of the environment, lower-case).
+    """The settings of a test: the defaults, then `overrides` (the variables' names in lower case, or the fields').
 
     AUTH_MODE=jwt without AUTH_ISSUER trusts `issuer` (by default the process's shared `LocalIssuer`);
     AUTH_MODE=apigateway without one names `DEFAULT_ISSUER`.
 
     Args:
         business: The business (its name is BUSINESS).
-        overrides: e.g. `{"auth_mode": "jwt", "tools_page_size": 2}`.
+        overrides: e.g. `{"auth_mode": "jwt", "tools_page_size": 2, "task_ttl_ms": 3_600_000}`; a duration's
+            number counts in its variable's unit, or give a `timedelta` (`task_ttl=timedelta(hours=1)`).
         issuer: The issuer a jwt mode trusts.
 
     Returns:
         The settings.
 
     Raises:
-        KitError: An override is not a setting or not a valid value.
+        KitError: An override is not a setting or not a valid value, or overrides contradict each other (the
+            rules `Settings.from_env` applies, with its messages).
     """
     values = {"business": business.name, **(overrides or {})}
     if values["business"] != business.name:
@@ -72,9 +74,8 @@ def make_settings(
         values.setdefault("auth_issuer", DEFAULT_ISSUER)
     try:
         return Settings(**values)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise KitError(f"invalid settings override: {problems}") from None
+    except ValidationError as exc:  # the rules and the messages of Settings.from_env, by variable name
+        raise KitError(f"invalid settings override: {Settings.problems(exc)}") from None
 
 
 # Mangum runs each request with `asyncio.get_event_loop().run_until_complete(...)`, so the calling thread needs a
@@ -140,7 +141,7 @@ class InProcessInvoker:
         Raises:
             TaskStartFailed: `fail` is set.
         """
-        from ..tasks import TaskStartFailed
+        from ..calls.task_invoke import TaskStartFailed
 
         if self.fail:
             raise TaskStartFailed("the task worker could not be invoked: TooManyRequestsException")
@@ -250,7 +251,7 @@ class InProcessLambda:
         Returns:
             Each worker invocation's outcome (`{"taskId", "run", "ran", "status"}`).
         """
-        deadline_ms = self.settings.task_worker_timeout_seconds * 1000
+        deadline_ms = milliseconds(self.settings.task_worker_timeout)
         return [
             invoke(self.handler, task_event(queued_id, run), _worker_context(deadline_ms))
             for queued_id, run in self.invoker.take(task_id)

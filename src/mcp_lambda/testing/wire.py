@@ -17,7 +17,7 @@ from mcp_types import _v2025_11_25 as legacy_types
 from mcp_types import _v2026_07_28 as modern_types
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, field_validator
 
-from ..protocol.versions import LEGACY_VERSIONS
+from ..wire import HANDSHAKE_REVISIONS
 from .results import HttpReply
 
 MODERN_RESULTS: dict[str, type[BaseModel]] = {
@@ -174,7 +174,7 @@ def check_reply(headers: Mapping[str, str], request: Any, reply: HttpReply) -> N
         if reply.status != 404:
             return
     version = {k.lower(): v for k, v in headers.items()}.get("mcp-protocol-version")
-    modern = version is not None and version.strip() not in LEGACY_VERSIONS
+    modern = version is not None and version.strip() not in HANDSHAKE_REVISIONS
     method = request.get("method") if isinstance(request, dict) else None
     method = method if isinstance(method, str) else None
     messages: Any = reply.messages if content_type.startswith("text/event-stream") else reply.body

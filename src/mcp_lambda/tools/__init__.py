@@ -1,88 +1,40 @@
-"""The public tool API: everything a business module imports, and nothing else.
+"""The authoring API: everything a business module needs to define its tools, and nothing else.
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, execution_result, business_error
 from mcp_lambda.tools import ToolAnnotations, ExactlyOnce, TaskConfig   # @tool's typed options
 
-Every exception the framework raises derives from McpLambdaError, in one family each (StartupError,
-StoreUnavailable, DownstreamError, ToolFailure, RequestRefused; docs/errors.md). `ctx.http` raises
-DownstreamUnavailable (CircuitOpen), DownstreamTimeout and ResponseTooLarge, `ctx.platform_api` their
-PlatformApiError subclasses: all exported here for a tool to catch.
+The exceptions a tool may catch (`DownstreamUnavailable`, `DeadlineExceeded`, ...) are in `mcp_lambda.tools.errors`;
+how a call runs is `mcp_lambda.calls`, where state lives `mcp_lambda.stores` — neither is a business's concern.
 """
 
-from ..deadlines import DeadlineExceeded
-from ..downstream import (
-    CircuitOpen,
-    DownstreamError,
-    DownstreamTimeout,
-    DownstreamUnavailable,
-    HttpResponse,
-    ResponseTooLarge,
-)
-from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
-from ..platform_api import PlatformApiError, PlatformApiTimeout, PlatformApiUnavailable
+from ..caller import Caller
+from ..downstream import HttpResponse
 from .business import Business
-from .context import Caller, SecretUnavailable, ToolContext
+from .context import ToolContext
 from .decorator import tool
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
 from .options import ExactlyOnce, TaskConfig, ToolAnnotations
 from .prompts import PromptSpec, assistant, prompt, user
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
-from .results import (
-    DEADLINE_EXCEEDED,
-    DOWNSTREAM_UNAVAILABLE,
-    INTERNAL_ERROR,
-    INVALID_ARGUMENTS,
-    RATE_LIMITED,
-    RESULT_VIOLATES_MANIFEST,
-    SECRET_UNAVAILABLE,
-    ToolResult,
-    business_error,
-    content_result,
-    entities,
-    execution_result,
-    text,
-)
-from .schema import ToolSignatureError
+from .results import ResultCode, ToolResult, business_error, content_result, entities, execution_result, text
 from .spec import ToolSpec
 
 __all__ = [
-    "DEADLINE_EXCEEDED",
-    "DOWNSTREAM_UNAVAILABLE",
-    "INTERNAL_ERROR",
-    "INVALID_ARGUMENTS",
-    "RATE_LIMITED",
-    "RESULT_VIOLATES_MANIFEST",
-    "SECRET_UNAVAILABLE",
     "Business",
     "Caller",
-    "CircuitOpen",
-    "DeadlineExceeded",
-    "DownstreamError",
-    "DownstreamTimeout",
-    "DownstreamUnavailable",
     "ExactlyOnce",
     "HttpResponse",
     "InputRequest",
     "InputRequired",
-    "McpLambdaError",
-    "PlatformApiError",
-    "PlatformApiTimeout",
-    "PlatformApiUnavailable",
     "PromptSpec",
-    "RequestRefused",
     "ResourceNotFound",
     "ResourceSpec",
     "ResourceTemplateSpec",
-    "ResponseTooLarge",
-    "SecretUnavailable",
-    "StartupError",
-    "StoreUnavailable",
+    "ResultCode",
     "TaskConfig",
     "ToolAnnotations",
     "ToolContext",
-    "ToolFailure",
     "ToolResult",
-    "ToolSignatureError",
     "ToolSpec",
     "assistant",
     "business_error",

@@ -16,7 +16,7 @@ from .results import FRAMEWORK_CODES
 Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
 
 
-class BusinessError(StartupError, ValueError):
+class BusinessDefinitionError(StartupError, ValueError):
     """The business package is missing or malformed."""
 
 
@@ -48,19 +48,21 @@ class Business:
         seen: set[str] = set()
         for spec in self.tools:
             if not isinstance(spec, ToolSpec):
-                raise BusinessError(f"business '{self.name}': {spec!r} is not a @tool")
+                raise BusinessDefinitionError(f"business '{self.name}': {spec!r} is not a @tool")
             if spec.name in seen:
-                raise BusinessError(f"business '{self.name}': tool '{spec.name}' is listed twice")
+                raise BusinessDefinitionError(f"business '{self.name}': tool '{spec.name}' is listed twice")
             seen.add(spec.name)
         for exc_type, (code, message) in self.error_map.items():
             if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
-                raise BusinessError(f"business '{self.name}': error_map key {exc_type!r} is not an exception")
+                raise BusinessDefinitionError(
+                    f"business '{self.name}': error_map key {exc_type!r} is not an exception"
+                )
             if isinstance(code, bool) or not isinstance(code, int) or not isinstance(message, str):
-                raise BusinessError(
+                raise BusinessDefinitionError(
                     f"business '{self.name}': error_map[{exc_type.__name__}] must be (int, str)"
                 )
             if code in FRAMEWORK_CODES:
-                raise BusinessError(
+                raise BusinessDefinitionError(
                     f"business '{self.name}': error_map[{exc_type.__name__}] uses {code}, a code reserved for "
                     "the framework's own errors; use a code of the business's own"
                 )

@@ -10,14 +10,14 @@ from typing import Any, overload
 from ..caller import SCOPE_TOKEN
 from .options import (
     ExactlyOnce,
+    Quota,
     TaskConfig,
     ToolAnnotations,
     exactly_once_fields,
+    parse_rate_limit,
     task_fields,
     wire_annotations,
 )
-from .quotas import Quota
-from .rate_limits import parse_rate_limit
 from .schema import ToolSignatureError, arguments_model, compiled_input_schema
 from .schema import input_schema as _schema_of
 from .spec import P, R, ToolSpec

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -143,3 +144,64 @@ def task_fields(tool_name: str, task: object) -> tuple[TaskSupport, Callable[...
     if task.before_start is not None and not callable(task.before_start):
         raise ToolSignatureError(f"tool '{tool_name}': task before_start must be a function")
     return task.mode, task.before_start
+
+
+# The `limits` notation of one rate (limits.util.SINGLE_EXPR) and its granularities' lengths (months of 30 days,
+# years of 12 such months, as `limits` counts them); tests/unit/test_quotas.py pins both against `limits`.
+GRANULARITY_SECONDS = {
+    "second": 1,
+    "minute": 60,
+    "hour": 3600,
+    "day": 86_400,
+    "month": 30 * 86_400,
+    "year": 12 * 30 * 86_400,
+}
+_RATE = re.compile(
+    r"^\s*([0-9]+)\s*(?:/|\s*per\s*)\s*([0-9]+)?\s*(second|minute|hour|day|month|year)s?\s*$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """A quota: at most `limit` calls per caller in each window of `window_seconds`, aligned to the epoch.
+
+    Args:
+        text: As declared ("100/hour"), shown to the caller over it.
+        limit: Calls allowed per window.
+        window_seconds: The window's length.
+    """
+
+    text: str
+    limit: int
+    window_seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Quota:
+        """The quota "N/period" describes: one rate in the `limits` notation ("20/hour", "1000 per day",
+        "50 per 2 hours"), read without importing `limits` (which would add to every cold start).
+
+        Raises:
+            ValueError: Not such a rate, or one allowing no call.
+        """
+        match = _RATE.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise ValueError("a quota is one rate such as '100/hour'")
+        amount, multiples, granularity = match.groups()
+        if int(amount) < 1 or (multiples is not None and int(multiples) < 1):
+            raise ValueError("a quota allows at least one call per period")
+        seconds = GRANULARITY_SECONDS[granularity.lower()]
+        return cls(text, int(amount), seconds * int(multiples or 1))
+
+    def window(self, now: float) -> tuple[int, int]:
+        """(start, end) in epoch seconds of the window holding `now`."""
+        start = int(now // self.window_seconds) * self.window_seconds
+        return start, start + self.window_seconds
+
+
+def parse_rate_limit(text: str) -> Any:
+    """The `limits` item for "5/second", "100 per minute", ...; ValueError when it is not one."""
+    from limits import parse  # imported only by businesses that declare a limit (it adds to the cold start)
+
+    if not isinstance(text, str):
+        raise ValueError("rate_limit must be a string such as '5/second'")
+    return parse(text)

@@ -8,54 +8,47 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from enum import IntEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-# Framework result codes (the error branch's `structuredContent.code`); businesses use their own ranges.
-INVALID_ARGUMENTS = 40000
-INPUT_REQUIRED_UNSUPPORTED = 40010
-# Exactly-once calls: the key was first used with other arguments / its first call is still running.
-KEY_REUSED = 40900
-CALL_IN_PROGRESS = 40910
-TASK_REQUIRED_UNSUPPORTED = 40011
-RATE_LIMITED = 42900
-INTERNAL_ERROR = 50000
-RESULT_VIOLATES_MANIFEST = 50010
-SECRET_UNAVAILABLE = 50020
-# The exactly-once store cannot be reached: nothing ran, a retry is safe.
-IDEMPOTENCY_STORE_UNAVAILABLE = 50030
-DOWNSTREAM_UNAVAILABLE = 50300
-DEADLINE_EXCEEDED = 50400
-# Reserved: only the framework answers with these (`system_error`); `business_error` refuses them, so a client
-# can tell "the framework refused or failed" from "the business said no" by the code alone.
-FRAMEWORK_CODES = frozenset(
-    {
-        INVALID_ARGUMENTS,
-        INPUT_REQUIRED_UNSUPPORTED,
-        TASK_REQUIRED_UNSUPPORTED,
-        KEY_REUSED,
-        CALL_IN_PROGRESS,
-        RATE_LIMITED,
-        INTERNAL_ERROR,
-        RESULT_VIOLATES_MANIFEST,
-        SECRET_UNAVAILABLE,
-        IDEMPOTENCY_STORE_UNAVAILABLE,
-        DOWNSTREAM_UNAVAILABLE,
-        DEADLINE_EXCEEDED,
-    }
-)
 
-# What an agent should do about an error result (seed 001 §2.2): route on this, not on the message.
+class ResultCode(IntEnum):
+    """The framework's own result codes (an error result's `structuredContent.code`), reserved: `business_error`
+    refuses them, so a client can tell "the framework refused or failed" from "the business said no" by the code
+    alone. A business uses codes of its own (docs/errors.md lists what each of these means and what to do)."""
+
+    INVALID_ARGUMENTS = 40000
+    INPUT_REQUIRED_UNSUPPORTED = 40010
+    TASK_REQUIRED_UNSUPPORTED = 40011
+    KEY_REUSED = 40900  # exactly-once: the key was first used with other arguments
+    CALL_IN_PROGRESS = 40910  # exactly-once: the key's first call is still running
+    RATE_LIMITED = 42900
+    INTERNAL_ERROR = (
+        50000  # the tool failed unexpectedly (not JSON-RPC's -32603, `mcp_lambda.wire.INTERNAL_ERROR`)
+    )
+    RESULT_VIOLATES_MANIFEST = 50010
+    SECRET_UNAVAILABLE = 50020
+    IDEMPOTENCY_STORE_UNAVAILABLE = (
+        50030  # the exactly-once store cannot be reached: nothing ran, a retry is safe
+    )
+    DOWNSTREAM_UNAVAILABLE = 50300
+    DEADLINE_EXCEEDED = 50400
+
+
+FRAMEWORK_CODES = frozenset(int(code) for code in ResultCode)
+
+# What an agent should do about an error result (docs/errors.md): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
 DEFAULT_RETRY_AFTER_MS = 1000
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
-    INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
-    CALL_IN_PROGRESS: (True, "wait_and_retry"),
-    TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
-    RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
-    SECRET_UNAVAILABLE: (False, "escalate_to_human"),
+    ResultCode.INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
+    ResultCode.CALL_IN_PROGRESS: (True, "wait_and_retry"),
+    ResultCode.TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
+    ResultCode.RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
+    ResultCode.SECRET_UNAVAILABLE: (False, "escalate_to_human"),
 }
 
 
@@ -223,7 +216,7 @@ def system_error(
 def _int_code(code: Any, builder: str) -> int:
     if isinstance(code, bool) or not isinstance(code, int):
         raise TypeError(f"{builder} code must be an int")
-    return code
+    return int(code)
 
 
 def _error_result(

@@ -13,17 +13,9 @@ from .. import deadlines
 from ..auth import Authenticator, AuthFailure
 from ..observability import ToolLogger
 from ..protocol import Inbound, McpServer, Outbound
-from ..protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    SERVICE_UNAVAILABLE,
-    UNAUTHORIZED,
-    RpcError,
-    error_response,
-    recover_id,
-)
-from ..settings import Settings
+from ..protocol.jsonrpc import RpcError, error_response, recover_id
+from ..settings import Settings, milliseconds
+from ..wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVICE_UNAVAILABLE, UNAUTHORIZED
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
 
@@ -116,8 +108,8 @@ class McpEndpoint:
         remaining = getter() if callable(getter) else None
         return deadlines.request_deadline(
             remaining if isinstance(remaining, int | float) else None,
-            self.settings.request_deadline_ms,
-            self.settings.deadline_margin_ms,
+            milliseconds(self.settings.request_deadline),
+            milliseconds(self.settings.deadline_margin),
         )
 
     async def _serve(self, request: Request) -> Response | Outbound:

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from scripts.simulate import evaluate, main
+
+from mcp_lambda_dev.simulate import evaluate, main
 
 REPORT_KEYS = {
     "tool_result",

@@ -1,0 +1,113 @@
+"""The JSON log line: Powertools' `LambdaPowertoolsFormatter`, extended only through its documented doors.
+
+Powertools builds every line (`format`: keys, order, message, exception, stack trace, X-Ray id). We give it:
+- `serialize()` overridden: orjson through `json_serializer`, then our redaction and single-line safety;
+- a `json_deserializer` that skips the JSON attempt on messages that cannot be JSON (most are words);
+- `formatTime` (the stdlib formatter's hook) formatting the date and time once per second;
+- other defaults: RFC 3339 UTC timestamps, no `location`, no `xray_trace_id` (the REPORT line has it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from typing import Any
+
+import orjson
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+from .redaction import redact
+
+# RFC 3339 in UTC, milliseconds (Powertools' %F): 2026-07-28T18:20:01.234Z, shorter than its default.
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%FZ"
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+# How a JSON value (or NaN/Infinity, which json.loads takes) can start, leading whitespace included.
+_JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
+# What JSON leaves raw that a line reader may split a line on (U+0085 NEL, U+2028, U+2029: Python's
+# `str.splitlines`, JavaScript), with the rest of C1 (terminal controls).
+_LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text for a log line: orjson (faster than json.dumps), with json.dumps' choices
+    (`default=str`, datetimes and dataclasses through it); json.dumps itself for what orjson refuses (a lone
+    surrogate, an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, default=str, option=_ORJSON_OPTIONS).decode()
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(value, default=str, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads_message(text: str) -> Any:
+    """Powertools' message decoding (`json.loads`), refusing at once a text that cannot be JSON.
+
+    Raises:
+        ValueError: `text` is not JSON (Powertools then keeps the message as it is).
+    """
+    if text[:1] not in _JSON_STARTS:
+        raise ValueError("not JSON")
+    return json.loads(text)
+
+
+class RedactingFormatter(LambdaPowertoolsFormatter):
+    """Powertools' JSON lines, with any secret a tool has read masked: a last guard behind the summaries.
+
+    Every Powertools option and `append_keys`/`remove_keys` still apply. Its defaults differ from Powertools' in
+    three keys: no `location` (on the framework's lines it only ever named the framework's own function), no
+    `xray_trace_id` (the invocation's REPORT line has it), RFC 3339 UTC timestamps.
+
+    A line is always one line writable as UTF-8: a lone surrogate from the client (`"\\ud800"` in an argument or
+    a tool_call_id) is written as its JSON escape instead of failing the write, which would lose the whole line,
+    and so are U+2028, U+2029 and the C1 controls, which JSON allows raw but a line reader may split on.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("json_serializer", dumps)
+        kwargs.setdefault("json_deserializer", loads_message)
+        kwargs.setdefault("datefmt", TIMESTAMP_FORMAT)
+        kwargs.setdefault("utc", True)
+        kwargs.setdefault("location", None)
+        kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
+        super().__init__(**kwargs)
+        self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
+
+    def serialize(self, log: Any) -> str:
+        """The line Powertools built, as JSON text, redacted and made one writable line."""
+        return writable(redact(self.json_serializer(log)))
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        """Powertools' timestamp; for a plain `time.strftime` format, the seconds formatted once per second."""
+        datefmt = datefmt or self.datefmt
+        if self.use_rfc3339_iso8601 or self.use_datetime_directive or not datefmt:
+            return super().formatTime(record, datefmt)
+        key = (int(record.created), datefmt)
+        cached, text = self._seconds
+        if cached != key:
+            marker = datefmt.replace(self.custom_ms_time_directive, "\ue000")
+            text = time.strftime(marker, self.converter(record.created))
+            self._seconds = (key, text)
+        return text.replace("\ue000", "%03d" % record.msecs)  # noqa: UP031 (Powertools' own)
+
+
+def writable(line: str) -> str:
+    """`line`, always one line writable as UTF-8.
+
+    A lone surrogate becomes its JSON escape (`\\udXXX` is a valid escape inside a JSON string, so the line stays
+    valid JSON) instead of failing the write and losing the line, and so does a C1 control or a Unicode line
+    separator (a second line to a reader that splits on them). Every non-ASCII character of a JSON line is inside
+    a string and never part of an escape, so both are safe there.
+    """
+    if line.isascii():
+        return line
+    line = _LINE_BREAKERS.sub(_unicode_escape, line)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return line
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"

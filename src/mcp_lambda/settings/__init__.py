@@ -1,0 +1,21 @@
+"""The environment as one typed settings object, read once per container (pydantic-settings).
+
+model.py holds `Settings` and how it reads the environment; sections.py its fields, in groups of related ones
+with the rules that tie them; durations.py why every duration is a `timedelta`; environment.py the source.
+"""
+
+from __future__ import annotations
+
+from .durations import milliseconds, seconds
+from .model import Settings, SettingsError, get_settings
+from .sections import DEFAULT_ALLOWED_ORIGINS, SECTIONS
+
+__all__ = [
+    "DEFAULT_ALLOWED_ORIGINS",
+    "SECTIONS",
+    "Settings",
+    "SettingsError",
+    "get_settings",
+    "milliseconds",
+    "seconds",
+]
