@@ -45,7 +45,7 @@ CAPABILITIES = {
     "roots": {},
     "extensions": {"io.modelcontextprotocol/tasks": {}},
 }
-MODERN = CLIENT.clone(era=MODERN, capabilities=CAPABILITIES)
+STATELESS = CLIENT.clone(era=MODERN, capabilities=CAPABILITIES)
 SESSION = CLIENT.clone(era="2025-11-25")
 SESSION.initialize()
 
@@ -56,16 +56,16 @@ def _cursor(offset: int) -> str:
 
 def _first_round(method: str, params: dict[str, Any]) -> str:
     """A genuine requestState, so that the next round's planted fields reach the tool."""
-    state = MODERN.rpc(method, params).result["requestState"]
+    state = STATELESS.rpc(method, params).result["requestState"]
     assert isinstance(state, str)
     return state
 
 
 def _waiting_task() -> str:
     """A task waiting for input (tasks/get, tasks/update and tasks/cancel then reach their real work)."""
-    task_id = MODERN.rpc("tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}).result[
-        "taskId"
-    ]
+    task_id = STATELESS.rpc(
+        "tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}
+    ).result["taskId"]
     INVOKER.deliver(HANDLER)
     assert isinstance(task_id, str)
     return task_id
