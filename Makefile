@@ -34,8 +34,10 @@ run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp thr
 	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload)
 
 # stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
+# Like `make run`, it needs the runtime dependencies only; the first start says why it takes a while.
 stdio: ## serve BUSINESS over stdio (JSON-RPC lines on stdout, logs on stderr), as desktop clients start it
-	@$(MAKE) --no-print-directory venv >&2
+	@[ -f $(VENV)/.installed-run ] || echo "stdio: installing the runtime dependencies into $(VENV) (first start only, about a minute)" >&2
+	@$(MAKE) --no-print-directory venv-run >&2
 	@BUSINESS=$(BUSINESS) exec $(PY) -m mcp_lambda_dev.stdio
 
 # -rs: every skipped test is listed with its reason (each says what would make it run).

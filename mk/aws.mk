@@ -56,6 +56,8 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function for pyth
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
 	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml
 	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
+	$(PY) scripts/skill_lint.py $(BUSINESS)
+	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
 	$(if $(JWT),$(SAM_ENV) $(VENV)/bin/pip install --quiet --no-compile --upgrade --target $(BUILD_DIR)/McpFunction \
 	  $(LAMBDA_PIP_PLATFORM) -r mk/requirements-jwt.txt)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete

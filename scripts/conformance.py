@@ -26,8 +26,12 @@ from mcp_lambda_dev.local.process import running_server  # noqa: E402
 SUITE = ROOT / "scripts" / "mcp-conformance"
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}
 # Unscored extension scenarios held to the same bar: every check passes (a harness SKIPPED is not a failure).
-SERVED_EXTENSIONS = {"2026-07-28": ("tasks-",)}
+SERVED_EXTENSIONS = {"2026-07-28": ("tasks-", "sep-2640-")}
 FAILING = frozenset({"FAILURE", "WARNING"})
+# The Skills extension's scenarios are outside every requirement set: each runs on its own (`--force`), and a
+# SKIPPED check counts as a failure there (the fixture business serves a skill, so every check applies).
+SKILLS_SCENARIOS = ("sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory")
+MUST_RUN = ("sep-2640-",)
 
 
 def run_suite(url: str, revision: str, out_dir: Path) -> tuple[int, str]:
@@ -37,6 +41,16 @@ def run_suite(url: str, revision: str, out_dir: Path) -> tuple[int, str]:
         command += ["--expected-failures", str(EXPECTED[revision])]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     return done.returncode, done.stdout + done.stderr
+
+
+def run_scenarios(url: str, revision: str, out_dir: Path, scenarios: tuple[str, ...]) -> tuple[int, str]:
+    """Run extension scenarios one by one into `out_dir` (beside the requirement set's results)."""
+    code, output = 0, ""
+    for scenario in scenarios:
+        command = [str(SUITE), url, revision, str(out_dir), "--scenario", scenario, "--force"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        code, output = code or done.returncode, output + done.stdout + done.stderr
+    return code, output
 
 
 def extension_problems(revision: str, out_dir: Path) -> tuple[list[str], int]:
@@ -50,7 +64,8 @@ def extension_problems(revision: str, out_dir: Path) -> tuple[list[str], int]:
         scenarios.add(scenario)
         for check in json.loads(path.read_text()):
             seen += 1
-            if check.get("status") in FAILING:
+            skipped = check.get("status") == "SKIPPED" and scenario.startswith(MUST_RUN)
+            if check.get("status") in FAILING or skipped:
                 problems.append(
                     f"{scenario}:{check.get('id')}: {check.get('status')} {check.get('errorMessage')}"
                 )
@@ -120,6 +135,11 @@ def main() -> int:
             if code != 0:
                 status = 1
                 print(output[-4000:])
+            if revision == "2026-07-28":
+                code, output = run_scenarios(url, revision, Path(args.out) / revision, SKILLS_SCENARIOS)
+                if code != 0:
+                    status = 1
+                    print(output[-4000:])
             problems, checks = extension_problems(revision, Path(args.out) / revision)
             if SERVED_EXTENSIONS.get(revision):
                 verdict = "PASS" if not problems else "FAIL"

@@ -29,7 +29,7 @@ LAYERS = (
     "transport",
     "protocol | auth",
     "calls",
-    "manifest",
+    "manifest | skills",
     "tools",
     "platform_api | secrets",
     "downstream",
@@ -39,7 +39,7 @@ LAYERS = (
     "settings",
     "deadlines | trace_context",
     "workers | restore",
-    "errors | wire",
+    "errors | wire | strict_json",
 )
 
 

@@ -3,13 +3,15 @@
 Copies the template files under scripts/scaffold/ (every `<<name>>` and `<<title>>` in a path or a file replaced):
 src/businesses/<name>/ (a list-card tool, a downstream tool using `ctx.http` and a secret, an exactly-once tool
 with a side effect, a task-capable export), manifest/<name>.yaml, and tests/businesses/<name>/ (every branch of
-the tools through the public test kit, and conversations.py). Then records those conversations to
+the tools through the public test kit, and conversations.py). Then drafts the business's skill from its tools and
+manifest (`make skill`: src/businesses/<name>/skills/<name>-tools/SKILL.md) and records those conversations to
 events/<name>/, in-process, so the business's replay test passes at once. Refuses to overwrite anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import keyword
 import re
@@ -98,6 +100,26 @@ def scaffold(name: str, root: Path) -> list[Path]:
     return list(files)
 
 
+def draft_skill(name: str, root: Path) -> Path:
+    """Draft the new business's skill (`make skill`) from root's business and manifest.
+
+    Args:
+        name: The new business.
+        root: The repository root it was scaffolded into.
+
+    Returns:
+        The SKILL.md written.
+    """
+    sys.path[:0] = [str(root / "src"), str(root)]
+    importlib.invalidate_caches()
+    from skill_draft import (
+        write_draft,  # beside this script; imports the business, so only after the scaffold
+    )
+
+    _, path = write_draft(name, manifest_dir=root / "manifest")
+    return path
+
+
 def record(name: str, root: Path) -> list[Path]:
     """Record the new business's conversations to root/events/<name>/, with root's own framework and business.
 
@@ -129,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     for path in scaffold(args.name, root):
         print(f"created {path.relative_to(root)}")
+    print(f"drafted {draft_skill(args.name, root).relative_to(root)} (yours to edit: docs/skills.md)")
     recorded = record(args.name, root)
     print(f"recorded {len(recorded)} events to events/{args.name}/")
     steps = next_steps(args.name)

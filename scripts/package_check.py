@@ -19,6 +19,8 @@ DEV_ONLY = (
     "mcp_lambda/testing",  # the public test kit: tests import it, the function never does
     "mcp_lambda/manifest/yaml_source.py",  # reads a .yaml manifest: the package has the compiled .json
     "mcp_lambda/manifest/lint.py",  # make manifest-lint's check (make build runs it before compiling)
+    "mcp_lambda/skills/source.py",  # reads SKILL.md frontmatter: the package has the compiled _skills.json
+    "mcp_lambda/skills/lint.py",  # make skill-lint's check (make build runs it before compiling)
     "mcp_lambda_dev",  # dev/: local server, stdio, compact log format, simulator
     "yaml",  # PyYAML
 )

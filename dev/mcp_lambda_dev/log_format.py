@@ -134,9 +134,15 @@ class HumanFormatter(RedactingFormatter):
             return line
 
 
+# Lines another line already tells at a terminal: a call's start (its finishing line follows), and a handshake's
+# revision (make run's access line for the initialize / server/discover request names it).
+DEBUG_ONLY_EVENTS = frozenset({"mcp_tool_call_started", "mcp_initialized", "mcp_discovered"})
+
+
 def one_line_per_call(record: logging.LogRecord) -> bool:
-    """In the human format the finishing line is the call's line; the started line shows only at DEBUG."""
-    if getattr(record, "event", None) != "mcp_tool_call_started":
+    """In the human format the finishing line is the call's line; the started line shows only at DEBUG, like
+    the handshake's line (the request's access line names its revision)."""
+    if getattr(record, "event", None) not in DEBUG_ONLY_EVENTS:
         return True
     return logging.getLogger(record.name).getEffectiveLevel() <= logging.DEBUG
 

@@ -1,21 +1,23 @@
 """What the platform does with a result (doubao-protocol.md §3.3): the model's view, the cards, the lists.
 
 Each function takes the result as it travels on the wire (`content`, `structuredContent`, `isError`) or a
-ToolResult, and assumes it has passed the check; entities of undeclared types are left out.
+ToolResult (its text settled as the server settles it), and assumes it has passed the check; entities of
+undeclared types are left out. What the model may see is `mcp_lambda.manifest.visibility`'s one projection.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcp_lambda.manifest.models import EntitySpec, FieldSpec, Manifest
+from mcp_lambda.manifest.models import Manifest
+from mcp_lambda.manifest.visibility import declared_entities, model_projection, project_value, with_model_text
 from mcp_lambda.tools import ToolResult
 
 
 def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> dict[str, Any]:
     """The text and the structured data the model reads: declared fields with `llm_visible` not false."""
-    wire = _wire(result)
+    wire = _wire(manifest, tool, result)
     structured = wire.get("structuredContent")
     view: dict[str, Any] = {"text": _text(wire)}
     if wire.get("isError") is True:
@@ -23,9 +25,7 @@ def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, 
     elif manifest.tools[tool].output.kind == "execution_result":
         view["result"] = structured
     else:
-        view["entities"] = [
-            project_fields(spec.fields, entity) for _, entity, spec in _entities(manifest, wire)
-        ]
+        view["entities"] = model_projection(manifest, tool, structured)["entities"]
     return view
 
 
@@ -33,11 +33,11 @@ def card_candidates(
     manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """One card per entity whose (tool, entity_type) hits a `tool_card_binding`."""
-    wire = _wire(result)
+    wire = _wire(manifest, tool, result)
     if wire.get("isError") is True or manifest.tools[tool].output.kind != "entities":
         return []
     cards = []
-    for index, entity, spec in _entities(manifest, wire):
+    for index, entity, spec in declared_entities(manifest, wire.get("structuredContent")):
         widget_id = spec.tool_card_binding.get(tool)
         if widget_id is None:
             continue
@@ -60,17 +60,17 @@ def modifiable_lists(
     manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """The `llm_modifiable` arrays: the items (as the model sees them) it may select a subset of."""
-    wire = _wire(result)
+    wire = _wire(manifest, tool, result)
     if wire.get("isError") is True or manifest.tools[tool].output.kind != "entities":
         return []
     lists = []
-    for index, entity, spec in _entities(manifest, wire):
+    for index, entity, spec in declared_entities(manifest, wire.get("structuredContent")):
         for field, field_spec in spec.fields.items():
             value = entity.get(field)
             if not field_spec.llm_modifiable or not isinstance(value, list):
                 continue
             items = [
-                {"index": position, "item": _project(field_spec.items, item)}
+                {"index": position, "item": project_value(field_spec.items, item)}
                 for position, item in enumerate(value)
             ]
             lists.append(
@@ -97,7 +97,7 @@ def narrowed_entities(
     order (the model never adds, reorders or rewrites items); lists not named in `keep` stay whole. Raises
     ValueError for a field that is not one of this result's modifiable lists, or a position out of range.
     """
-    wire = _wire(result)
+    wire = _wire(manifest, tool, result)
     listed = {
         (entry["entity_index"], entry["field"]): entry for entry in modifiable_lists(manifest, tool, wire)
     }
@@ -114,42 +114,12 @@ def narrowed_entities(
     return entities
 
 
-def project_fields(fields: Mapping[str, FieldSpec], value: Mapping[str, Any]) -> dict[str, Any]:
-    """The declared, model-visible part of an object, recursively."""
-    return {
-        name: _project(spec, value[name])
-        for name, spec in fields.items()
-        if spec.llm_visible and name in value
-    }
-
-
-def _project(spec: FieldSpec | None, value: Any) -> Any:
-    # A container whose inside is not declared is shown whole: the manifest declared the field, not its parts.
-    if spec is None:
-        return value
-    if spec.type == "object" and spec.properties and isinstance(value, Mapping):
-        return project_fields(spec.properties, value)
-    if spec.type == "array" and spec.items is not None and isinstance(value, list):
-        return [_project(spec.items, item) for item in value]
-    return value
-
-
-def _entities(
-    manifest: Manifest, wire: Mapping[str, Any]
-) -> Iterator[tuple[int, dict[str, Any], EntitySpec]]:
-    structured = wire.get("structuredContent")
-    items = structured.get("entities") if isinstance(structured, Mapping) else None
-    for index, entity in enumerate(items if isinstance(items, list) else []):
-        entity_type = entity.get("entity_type") if isinstance(entity, Mapping) else None
-        spec = manifest.entities.get(entity_type) if isinstance(entity_type, str) else None
-        if spec is not None:
-            yield index, entity, spec
-
-
 def _text(wire: Mapping[str, Any]) -> str | None:
     texts = [block["text"] for block in wire.get("content") or [] if block.get("type") == "text"]
     return "\n".join(texts) if texts else None
 
 
-def _wire(result: ToolResult | Mapping[str, Any]) -> Mapping[str, Any]:
-    return result.to_wire() if isinstance(result, ToolResult) else result
+def _wire(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(result, ToolResult):
+        return with_model_text(manifest, tool, result).to_wire()
+    return result

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mcp_lambda.errors import StartupError
 from mcp_lambda.stores.exactly_once import base as exactly_once_table
 from mcp_lambda.stores.quotas import dynamodb as protection_table
 from mcp_lambda.stores.sessions import dynamodb as sessions_table
@@ -46,7 +47,7 @@ PROTECTION_PARTITION_KEY = protection_table.KEY_ATTRIBUTE
 PROTECTION_TTL_ATTRIBUTE = protection_table.TTL_ATTRIBUTE
 
 
-class ServiceError(RuntimeError):
+class ServiceError(StartupError, RuntimeError):
     """A local service could not be found, started or reached; the message says what to do."""
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_lambda.composition import BusinessNotFound
+from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import ManifestError, bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
@@ -34,7 +35,7 @@ from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_li
 from mcp_lambda_dev.verdicts import verdict_of
 
 
-class CannotSimulate(Exception):
+class CannotSimulate(RequestRefused):
     """What stops a simulation before any call: its message is one line naming the fix."""
 
 
@@ -284,6 +285,8 @@ def _verdict_lines(report: dict[str, Any], detail: dict[str, Any]) -> list[str]:
         advice = (
             f"retryable {structured.get('retryable')}, suggested_action {structured.get('suggested_action')}"
         )
+        if "details" in structured:  # what the agent can act on, as data
+            advice += f", details {json.dumps(structured['details'], ensure_ascii=False)}"
         return [f"Verdict: ERROR RESULT - the tool ran and answered an error ({why}; {advice})\n"]
     return [f"Verdict: FAILED - the tool ran and failed ({why}); see the server log below\n"]
 

@@ -9,6 +9,8 @@ this loop reads the client's messages. Logs (Powertools JSON lines) go to stderr
 
 Messages are handled one at a time in arrival order, like a Lambda container serves its invocations; a task's
 worker runs beside them on a thread of its own (`task_workers`), where Lambda would invoke the function again.
+A request's notifications (progress, log messages) are written the moment the tool sends them, before its
+response (a desktop client shows progress while the tool runs); one sent after the response is dropped.
 Each input line is one JSON-RPC message (or a 2025-03-26 batch); a blank line is skipped, invalid JSON answers
 -32700, a line over MAX_BODY_BYTES answers -32600 (its bytes are discarded as they arrive, never held), a
 notification is never answered. End of input ends the process (exit status 0).
@@ -24,6 +26,7 @@ import asyncio
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -91,6 +94,48 @@ def encode_line(message: Any) -> bytes:
         return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode() + b"\n"
 
 
+class LineWriter:
+    """The protocol stream: one message per line, written whole under a lock (notifications come from the
+    worker thread a plain `def` tool runs on) and flushed at once."""
+
+    def __init__(self, stream: BinaryIO, encode: Any) -> None:
+        self._stream = stream
+        self._encode = encode
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def write(self, message: Any) -> None:
+        """Write `message` as one line; once the client has stopped reading, nothing is written."""
+        line = self._encode(message)
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(line)
+                self._stream.flush()
+            except BrokenPipeError:
+                self.broken = True
+
+
+class RequestStream:
+    """Writes one request's notifications as they happen, until its response is written (`close`)."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self._writer = writer
+        self._lock = threading.Lock()
+        self._open = True
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        with self._lock:  # held while writing, so `close` returns only after a notification under way is out
+            if self._open:
+                self._writer.write(message)
+
+    def close(self) -> None:
+        """No more notifications for this request (a tool abandoned at its deadline may still send some)."""
+        with self._lock:
+            self._open = False
+
+
 class StdioTransport:
     """Turns input lines into protocol Inbound values for McpServer.handle, and Outbound values into output lines."""
 
@@ -100,8 +145,16 @@ class StdioTransport:
         self.max_message_bytes = max_message_bytes
         self.channel = StdioChannel()
 
-    async def answer(self, line: bytes | OversizedLine) -> list[Any]:
-        """The messages to write for one input line, in order: notifications first, then the response."""
+    async def answer(self, line: bytes | OversizedLine, stream: RequestStream | None = None) -> list[Any]:
+        """The messages to write for one input line, in order: notifications first, then the response.
+
+        Args:
+            line: One input line.
+            stream: Writes the request's notifications at once (then they are not in the returned list).
+
+        Returns:
+            The messages left to write, in order.
+        """
         if isinstance(line, OversizedLine):
             return [_refused(f"Invalid Request: the message exceeds {self.max_message_bytes} bytes")]
         text = line.strip()
@@ -114,7 +167,7 @@ class StdioTransport:
         except RecursionError:
             return [_refused("Parse error: the message is nested too deeply", parse=True)]
         try:
-            outbound = await self.server.handle(self.channel.inbound(message))
+            outbound = await self.server.handle(self.channel.inbound(message, stream))
         except Exception as exc:
             # The last line of defence, as app.py's handler: log the stack, never send it.
             error_id = log_internal_error(self.logger, "unhandled_error", exc)
@@ -129,14 +182,18 @@ class StdioTransport:
 
     def serve(self, reader: BinaryIO, writer: BinaryIO) -> None:
         """Answer every line of `reader` on `writer` until end of input (or until the client stops reading)."""
+        out = LineWriter(writer, self._encode)
         with asyncio.Runner() as runner:
             for line in read_lines(reader, self.max_message_bytes):
-                for message in runner.run(self.answer(line)):
-                    try:
-                        writer.write(self._encode(message))
-                        writer.flush()
-                    except BrokenPipeError:
-                        return
+                stream = RequestStream(out)
+                try:
+                    messages = runner.run(self.answer(line, stream))
+                finally:
+                    stream.close()
+                for message in messages:
+                    out.write(message)
+                if out.broken:
+                    return
 
     def _encode(self, message: Any) -> bytes:
         try:

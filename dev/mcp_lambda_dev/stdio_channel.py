@@ -11,6 +11,7 @@ in dev/ because Lambda never serves stdio.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcp_lambda.protocol.jsonrpc import RpcError
@@ -39,9 +40,17 @@ class StdioChannel:
     def __init__(self) -> None:
         self._session_id: str | None = None
 
-    def inbound(self, message: Any) -> Inbound:
-        """The protocol's view of one message read from stdin (notifications may precede the answer)."""
-        return Inbound(http_method="POST", headers={}, body=message, accepts_sse=True, channel=self)
+    def inbound(self, message: Any, stream: Callable[[dict[str, Any]], None] | None = None) -> Inbound:
+        """The protocol's view of one message read from stdin (notifications may precede the answer).
+
+        Args:
+            message: The parsed JSON-RPC message.
+            stream: Writes one of the request's notifications to stdout at once; without it they are buffered
+                and returned before the response.
+        """
+        return Inbound(
+            http_method="POST", headers={}, body=message, accepts_sse=True, channel=self, stream=stream
+        )
 
     def answered(self, outbound: Outbound) -> None:
         """Remember the session an `initialize` answer opened: every later session-era message belongs to it."""

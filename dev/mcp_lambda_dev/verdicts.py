@@ -56,7 +56,8 @@ def verdict_of(
 
 
 def error_summary(result: Mapping[str, Any]) -> dict[str, Any] | None:
-    """What an error result says, for a person: code, family, retryable, suggested action, message.
+    """What an error result says, for a person: code, family, retryable, suggested action, message, and the
+    `details` object when the result carries one.
 
     Args:
         result: The tool result as received.
@@ -72,13 +73,16 @@ def error_summary(result: Mapping[str, Any]) -> dict[str, Any] | None:
     code = error.get("code")
     numeric: int | None = code if isinstance(code, int) and not isinstance(code, bool) else None
     retryable, action = error_advice(numeric) if numeric is not None else (None, None)
-    return {
+    summary = {
         "code": code,
         "family": f"{numeric // 100}xx" if numeric is not None else None,
         "retryable": error.get("retryable", retryable),
         "suggested_action": error.get("suggested_action", action),
         "message": error.get("message"),
     }
+    if "details" in error:
+        summary["details"] = error["details"]
+    return summary
 
 
 def _outcome_of_code(code: Any) -> str:

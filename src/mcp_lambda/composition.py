@@ -30,9 +30,11 @@ from .protocol.methods import ToolMethods
 from .protocol.modern import ModernEra
 from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
+from .protocol.skills import SkillMethods
 from .protocol.task_extension import TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
+from .skills import load_catalog
 from .stores import build_store
 from .stores.exactly_once import IdempotencyStore
 from .stores.sessions import SessionStore
@@ -166,7 +168,7 @@ def build_server(
     """
     logger = get_logger(business.name, settings.log_format)
     configure_process()
-    result_check, output_schemas = bind_business_manifest(settings, business)
+    result_check, result_view, output_schemas = bind_business_manifest(settings, business)
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
     services = Services(
@@ -183,7 +185,7 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted
+        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
     )
     contexts = ContextFactory(services)
     rounds = Rounds(
@@ -227,11 +229,15 @@ def build_server(
         task_methods = TasksOnFirstUse(build_task_methods)
     page_size = settings.tools_page_size
     tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
-    features = FeatureMethods(business, contexts, rounds, page_size, logger)
+    catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
+    skills = SkillMethods(catalog, page_size) if catalog else None
+    features = FeatureMethods(business, contexts, rounds, page_size, logger, skills)
     info = server_info_of(business)
     return McpServer(
-        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info),
-        ModernEra(business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods),
+        LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info, logger),
+        ModernEra(
+            business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
+        ),
         task_methods,
     )
 

@@ -55,7 +55,7 @@ class SessionStoreContract:
         session = self._session()
         store.create(session)
         with pytest.raises(SessionIdTaken):
-            store.create(session)
+            store.create(session.model_copy(update={"business": "another"}))  # another record, the same id
 
     def test_delete_answers_whether_there_was_one(self, store: Any) -> None:
         session = self._session()
@@ -135,7 +135,7 @@ class TaskStoreContract:
         task = self._task()
         store.create(task)
         with pytest.raises(TaskIdTaken):
-            store.create(task)
+            store.create(task.model_copy(update={"tool": "another"}))  # another record, the same id
 
     def test_replace_checks_the_version(self, store: Any) -> None:
         task = self._task()

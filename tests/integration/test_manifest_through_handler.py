@@ -141,8 +141,9 @@ def test_valid_results_pass_untouched(client: McpTestClient, logs: Lines) -> Non
 
 def test_tools_list_shows_the_manifest_output_schema_for_entities_tools(client: McpTestClient) -> None:
     tools = {t["name"]: t for t in client.rpc("tools/list").body["result"]["tools"]}
-    schema = tools["return_route"]["outputSchema"]
-    assert schema["properties"]["entities"]["items"]["required"] == ["entity_type", "route_id"]
+    success, error = tools["return_route"]["outputSchema"]["anyOf"]
+    assert success["properties"]["entities"]["items"]["required"] == ["entity_type", "route_id"]
+    assert error == {"$ref": "#/$defs/tool_error"}
     assert "outputSchema" not in tools["return_action"]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from tests.support.cors import PREFLIGHT_STATUS, expected_preflight, expected_response_headers
+from tests.support.dev_only import blocking_launcher
 
 from mcp_lambda.wire import stateless_meta
 from mcp_lambda_dev.businesses import known_businesses
@@ -320,18 +321,7 @@ def test_reload_restarts_the_server_when_a_tool_changes(tmp_path: Path) -> None:
 
 # --- only the runtime dependencies ------------------------------------------------------------------------------
 
-DEV_ONLY = ("mcp", "mcp_types", "moto", "hypothesis", "pytest", "httpx", "mypy", "watchfiles", "coverage")
-BLOCKING_LAUNCHER = f"""
-import importlib.abc, runpy, sys
-class DevOnly(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {DEV_ONLY!r}:
-            raise ImportError(f"{{name}} is a dev-only dependency")
-        return None
-sys.meta_path.insert(0, DevOnly())
-sys.argv[0] = "server"
-runpy.run_module("mcp_lambda_dev.local.server", run_name="__main__")
-"""
+BLOCKING_LAUNCHER = blocking_launcher("mcp_lambda_dev.local.server", "server")
 
 
 def test_serving_needs_no_dev_only_package() -> None:

@@ -241,6 +241,22 @@ def test_a_business_error_reads_as_an_error_result_never_valid(demo_page: Page) 
     demo_page.expect(verdict.locator(".verdict.valid")).to_have_count(0)
 
 
+def test_an_error_with_details_shows_them_as_data(demo_page: Page) -> None:
+    page = demo_page.page
+    demo_page.pick("subscribe_product")
+    page.get_by_label("product_id").fill("p-1002")
+    page.locator("select[name=alert]").select_option(value=json.dumps("price_drop"))
+    page.get_by_label("target_price_yuan").fill("500")
+    demo_page.call("subscribe_product")
+
+    fields = page.locator("#verdict .error-fields")
+    demo_page.expect(fields).to_contain_text("40004")
+    assert json.loads(fields.locator(".error-details").inner_text()) == {
+        "current_price_yuan": 129,
+        "highest_valid_target_yuan": 128,
+    }
+
+
 def test_a_task_client_follows_the_task_to_its_result(browser: Any, screenshots: Path) -> None:
     tool = "slow_compute"
     with running_server("conformance", POWERTOOLS_LOG_LEVEL="INFO") as url:

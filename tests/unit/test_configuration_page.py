@@ -1,7 +1,7 @@
 """docs/configuration.md documents every variable the code reads: its settings table is the one
 scripts/settings_table.py generates from `Settings` today, `.env.example` names every setting, the business
 settings table lists the demo's own settings, and the hand-kept table of other variables lists exactly the names
-src/, dev/ and scripts/ read outside `Settings`."""
+src/, dev/, scripts/ and bench/ read outside `Settings`."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _first_column(section: str) -> list[str]:
 def names_read_by_code(root: Path) -> set[str]:
     """Every variable name the framework, the development tools and the scripts read by a literal name."""
     found: set[str] = set()
-    for folder in ("src/mcp_lambda", "dev", "scripts"):
+    for folder in ("src/mcp_lambda", "dev", "scripts", "bench"):
         for path in (root / folder).rglob("*.py"):
             for match in READ.finditer(path.read_text(encoding="utf-8")):
                 found.add(match.group(1) or match.group(2))

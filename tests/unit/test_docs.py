@@ -51,8 +51,9 @@ def pages_pointed_to_but_missing(root: Path) -> list[tuple[str, str]]:
     pointed = {
         (path, name)
         for path in framework_sources(root)
-        for name in re.findall(r"(?:docs/)?\b([\w-]+\.md)\b", path.read_text(encoding="utf-8"))
-        if name.lower() not in {"readme.md", "changelog.md"}
+        # A path's last part (references/places.md, .SKILL.draft.md) names a file there, not a page of docs/.
+        for name in re.findall(r"(?<![\w./-])(?:docs/)?([\w-]+\.md)\b", path.read_text(encoding="utf-8"))
+        if name.lower() not in {"readme.md", "changelog.md", "skill.md"}  # SKILL.md: a skill's own file
     }
     return sorted(
         (str(path.relative_to(root)), name) for path, name in pointed if not (root / "docs" / name).exists()

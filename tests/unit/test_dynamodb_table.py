@@ -164,3 +164,30 @@ def test_a_deadline_bound_client_cuts_item_operations_and_passes_the_rest_throug
     with deadlines.active(Deadline.after_ms(100)), pytest.raises(AwsCallTimedOut):
         bound.put_item(TableName="t", Item={})
     assert bound.calls is fake.calls  # not an item operation: the client's own attribute
+
+
+def _condition_failed(item: dict[str, Any] | None) -> ClientError:
+    response: dict[str, Any] = {"Error": {"Code": "ConditionalCheckFailedException", "Message": "failed"}}
+    if item is not None:
+        response["Item"] = item
+    return ClientError(response, "PutItem")  # type: ignore[arg-type]
+
+
+def test_put_new_that_finds_its_own_item_succeeds() -> None:
+    """A first attempt that wrote but whose answer was lost is retried by the budget: the retry finds the item it
+    wrote, which is this write succeeding, not the id being taken."""
+    item = {"id": {"S": "a"}, "n": {"N": "1"}}
+    things = table(_condition_failed(item))
+
+    things.put_new(item)
+
+    assert things.client.calls[0][1]["ReturnValuesOnConditionCheckFailure"] == "ALL_OLD"
+
+
+@pytest.mark.parametrize("existing", [{"id": {"S": "a"}, "n": {"N": "2"}}, None])
+def test_put_new_over_another_item_is_refused(existing: dict[str, Any] | None) -> None:
+    things = table(_condition_failed(existing))
+
+    with pytest.raises(ConditionFailed) as refused:
+        things.put_new({"id": {"S": "a"}, "n": {"N": "1"}})
+    assert refused.value.item == existing

@@ -37,6 +37,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
+    "mcp_lambda_dev.services.ServiceError": (StartupError, (RuntimeError,)),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
     # Stores
@@ -64,6 +65,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.protocol.jsonrpc.RpcError": (RequestRefused, ()),
     "mcp_lambda.auth.errors.AuthFailure": (RequestRefused, ()),
     "mcp_lambda_dev.simulator.report.BadRequest": (RequestRefused, (ValueError,)),
+    "mcp_lambda_dev.simulate.CannotSimulate": (RequestRefused, ()),
     "mcp_lambda.testing.errors.ProtocolError": (RequestRefused, ()),
     # The test kit used wrongly (an unknown era, a bad setting): the root only.
     "mcp_lambda.testing.errors.KitError": (McpLambdaError, ()),
@@ -71,7 +73,6 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     # Internal signals, caught inside the framework: the root only.
     "mcp_lambda.aws.budget.AwsCallTimedOut": (McpLambdaError, ()),
     "mcp_lambda.stores.table.ConditionFailed": (McpLambdaError, ()),
-    "mcp_lambda.calls.claims.Claimed": (McpLambdaError, ()),
     "mcp_lambda.calls.claims.NotStored": (McpLambdaError, ()),
     "mcp_lambda.stores.sessions.base.SessionIdTaken": (McpLambdaError, (ValueError,)),
     "mcp_lambda.stores.tasks.base.TaskIdTaken": (McpLambdaError, (ValueError,)),

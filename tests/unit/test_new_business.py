@@ -4,6 +4,7 @@ run every branch of the tools it writes and replay the conversations it recorded
 from __future__ import annotations
 
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -104,6 +105,24 @@ def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]
     root, _ = scaffolded
     done = _run(root, sys.executable, str(ROOT / "scripts" / "manifest_lint.py"), MANIFEST)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_scaffold_drafts_a_skill_the_skill_lint_passes(scaffolded: tuple[Path, str]) -> None:
+    root, printed = scaffolded
+    skill = root / PACKAGE / "skills" / "shop-tools" / "SKILL.md"
+    assert skill.read_text().startswith("---\nname: shop-tools\n")
+    assert "drafted src/businesses/shop/skills/shop-tools/SKILL.md" in printed
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "skill_lint.py"), "shop")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_scaffold_lists_its_secrets_in_its_server_json(scaffolded: tuple[Path, str], tmp_path: Path) -> None:
+    root, _ = scaffolded
+    out = tmp_path / "shop.server.json"
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "server_json.py"), "shop", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    published = json.loads(out.read_text())["_meta"]["io.modelcontextprotocol.registry/publisher-provided"]
+    assert published["configuration"]["secrets"] and published["skills"] == ["skill://shop-tools/SKILL.md"]
 
 
 def test_scaffold_tests_import_only_the_kit_the_toolkit_and_their_business(

@@ -14,6 +14,7 @@ from scripts.manifest_compile import main as compile_manifests
 from scripts.package_check import DEV_ONLY, imported_modules, problems
 from scripts.package_check import main as check_main
 from scripts.package_stage import StageError, stage
+from scripts.skills_compile import main as compile_skills
 from scripts.tool_schemas_compile import main as compile_tool_schemas
 
 from mcp_lambda.testing.apigateway import http_event
@@ -160,6 +161,7 @@ def test_the_staged_handler_serves_tools_list_with_yaml_unimportable(staged: Pat
     manifests = tmp_path / "manifest"
     assert compile_manifests([str(manifests), str(ROOT / "manifest" / "demo.yaml")]) == 0
     assert compile_tool_schemas([str(staged), "--source", str(staged.parent.parent / "src")]) == 0
+    assert compile_skills([str(staged)]) == 0
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},

@@ -3,8 +3,11 @@
 Powertools class. Private names change without notice between Powertools releases; public ones are documented.
 
 The private names are read from the installed Powertools itself (every `_name` its classes define: methods,
-`self._name` attributes, class attributes), so a new private door is caught as soon as it is used. An attribute of
-our own (`self._seconds` in a class that sets it) is ours, whatever Powertools calls its own.
+`self._name` attributes, class attributes), so a new private door is caught as soon as it is used. A name that a
+class of the same module defines for itself (`self._seconds` in a class that sets it, `issuer._jwks` beside the
+class that has it) is ours, whatever Powertools calls its own: the one blind spot is a module that both defines a
+`_logger` of its own and reads a Powertools Logger's. A subclass may implement Powertools' abstract `_` methods
+(a persistence layer's `_put_record`: the documented door) and call its parent's through `super()`.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_code_gives_a_duration_by_its_variable_or_as_a_timedelta() -> None:
 
 
 def test_a_duration_that_is_not_a_whole_number_names_its_variable_and_unit() -> None:
-    with pytest.raises(SettingsError, match=r"TASK_TTL_MS: .*whole number of milliseconds"):
+    with pytest.raises(SettingsError, match=r"TASK_TTL_MS: expected a whole number of milliseconds$"):
         Settings.from_env({"TASK_TTL_MS": "1.5"})
     with pytest.raises(SettingsError, match=r"SESSION_TTL_SECONDS: .*greater than or equal to 1 minute"):
         Settings.from_env({"SESSION_TTL_SECONDS": "59"})
@@ -118,4 +118,15 @@ def test_each_field_has_one_variable_and_sits_in_one_section() -> None:
         isinstance(Settings.model_fields[name].default, timedelta)
         for name, variable in zip(Settings.model_fields, variables, strict=True)
         if variable in durations
+    )
+
+
+def test_a_given_mapping_is_the_whole_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BUSINESS", "from_the_shell")
+    monkeypatch.setenv("TASK_TTL_MS", "not a number")
+    settings = Settings.from_env({"SESSION_TTL_SECONDS": "120"})
+    assert (settings.business, settings.task_ttl, settings.session_ttl) == (
+        "demo",
+        timedelta(days=1),
+        timedelta(minutes=2),
     )

@@ -96,6 +96,22 @@ def test_a_result_the_check_refuses_is_reported_invalid(demo: Simulation) -> Non
     assert "search_products: entities[0].list_id: missing (the is_entity_id field)" in verdict["violations"]
 
 
+def test_a_hidden_value_in_the_text_is_reported_naming_the_field(demo: Simulation) -> None:
+    listed = product_list(1)
+    listed["products"][0]["detail_url"] = "page/product?id=p-1000"
+    leaked = {
+        "content": [{"type": "text", "text": "See page/product?id=p-1000"}],
+        "structuredContent": {"entities": [listed]},
+    }
+
+    verdict = demo.report("search_products", leaked)["verdict"]
+
+    assert verdict["valid"] is False and verdict["violations"] == [
+        "search_products: entities[0].products[0].detail_url: the field is llm_visible: false, but its value is in "
+        "the result's text (content), which the model reads"
+    ]
+
+
 def test_a_bad_selection_or_tool_is_a_bad_request(demo: Simulation) -> None:
     result = entities([product_list(2)]).to_wire()
     with pytest.raises(BadRequest, match="not an llm_modifiable list"):

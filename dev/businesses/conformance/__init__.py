@@ -2,6 +2,8 @@
 expects (scenario texts in @modelcontextprotocol/conformance). Served by `make run BUSINESS=conformance`; never
 deployed by default and never mixed into a real business."""
 
+from pathlib import Path
+
 from mcp_lambda.tools import Business
 
 from .content import CONTENT_TOOLS
@@ -20,4 +22,5 @@ BUSINESS = Business(
     resource_templates=RESOURCE_TEMPLATES,
     prompts=PROMPTS,
     completer=complete,
+    skills=Path(__file__).with_name("skills"),  # the sep-2640 scenarios' fixture skill
 )

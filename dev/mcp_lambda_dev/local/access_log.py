@@ -1,4 +1,5 @@
-"""`make run`'s line per request (LOG_FORMAT=text): the JSON-RPC method, the outcome, the code, the duration.
+"""`make run`'s line per request (LOG_FORMAT=text): the JSON-RPC method, the outcome, the code, the duration;
+for `initialize` and `server/discover` also the protocol revision the client uses (`revision=2025-11-25`).
 
 A tools/call that reached its tool is not repeated here: the executor's `tools/call <tool> <outcome>` line is
 that call's one line. Everything else (initialize, tools/list, a refused request, an unknown tool) gets one.
@@ -10,6 +11,7 @@ import json
 from typing import Any
 
 from mcp_lambda.transport.sse import decode_sse
+from mcp_lambda.wire import META_VERSION
 
 from ..log_format import human_line
 
@@ -25,6 +27,17 @@ def _messages(payload: bytes, content_type: str) -> list[Any]:
     except (UnicodeDecodeError, ValueError, RecursionError):
         return []
     return value if isinstance(value, list) else [value]
+
+
+def _revision(method: str, params: Any, replies: list[dict[str, Any]]) -> str | None:
+    """The revision a handshake settled on: initialize's answer, or the revision server/discover was sent at."""
+    if method == "initialize" and replies and isinstance(replies[0].get("result"), dict):
+        version = replies[0]["result"].get("protocolVersion")
+    elif method == "server/discover" and isinstance(params, dict) and isinstance(params.get("_meta"), dict):
+        version = params["_meta"].get(META_VERSION)
+    else:
+        return None
+    return version if isinstance(version, str) else None
 
 
 def access_line(
@@ -52,6 +65,9 @@ def access_line(
     else:
         outcome, code, level = ("success" if replies else "accepted"), 0, "INFO"
     words = [method, *([str(name)] if isinstance(name, str) else []), outcome]
+    revision = _revision(method, params, replies) if not errors else None
+    if revision is not None:
+        words.append(f"revision={revision}")
     if code is not None:
         words.append(f"code={code}")
     words += [f"http={status}", f"{duration_ms:.1f}ms"]

@@ -14,6 +14,7 @@ from typing import Any
 from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import BoundManifest, bind_manifest
 from mcp_lambda.manifest.locate import manifest_path
+from mcp_lambda.manifest.visibility import project_fields
 from mcp_lambda.settings import Settings
 from mcp_lambda.tools import Business, ToolResult
 from mcp_lambda.tools.results import ResultCode
@@ -23,7 +24,6 @@ from mcp_lambda_dev.projection import (
     model_view,
     modifiable_lists,
     narrowed_entities,
-    project_fields,
 )
 from mcp_lambda_dev.verdicts import error_summary, verdict_of
 

@@ -7,6 +7,8 @@ list_subscriptions shows each caller only its own alerts; check_stock asks a liv
 as a task for clients that take tasks. Error codes are in `codes`. The contract itself is manifest/demo.yaml.
 """
 
+from pathlib import Path
+
 from mcp_lambda.tools import Business
 
 from .exports import export_trip_plan
@@ -34,4 +36,6 @@ BUSINESS = Business(
         check_stock,
         export_trip_plan,
     ],
+    # plan-a-day-out and shop-with-alerts: how an agent should use these tools (served over MCP, SEP-2640).
+    skills=Path(__file__).with_name("skills"),
 )

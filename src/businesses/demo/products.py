@@ -144,7 +144,12 @@ def subscribe_product(
         return business_error(codes.TARGET_PRICE_REQUIRED, "A price_drop alert needs target_price_yuan.")
     if alert == "price_drop" and target_price_yuan is not None and target_price_yuan >= product.price_yuan:
         message = f"{product.name} already costs {product.price_yuan} yuan; choose a lower target price."
-        return business_error(codes.TARGET_PRICE_NOT_BELOW_CURRENT, message)
+        # As data too: the agent can offer the highest valid target without parsing the message.
+        details = {
+            "current_price_yuan": product.price_yuan,
+            "highest_valid_target_yuan": product.price_yuan - 1,
+        }
+        return business_error(codes.TARGET_PRICE_NOT_BELOW_CURRENT, message, details=details)
     # A fresh subscription per execution: a replayed retry shows the first call's id (exactly-once calls).
     subscription_id = "sub_" + secrets.token_hex(6)
     what = "is back in stock" if alert == "restock" else f"costs {target_price_yuan} yuan or less"

@@ -100,7 +100,7 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
             f"Tool '{spec.name}' has reached its quota ({exc.quota} per caller); retry when it resets in "
             f"{math.ceil(exc.retry_after_ms / 1000)} s."
         ),
-        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "details": {"quota": exc.quota}},
+        advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "fields": {"quota": exc.quota}},
         log_fields=lambda exc: {"quota": exc.quota},
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).

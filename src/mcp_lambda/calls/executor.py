@@ -26,6 +26,7 @@ from ..observability import (
     summarize_arguments,
     trace_id_on_lines,
 )
+from ..strict_json import json_problem
 from ..tools.context import ToolContext
 from ..tools.inputs import InputRequired
 from ..tools.results import ResultCode, ToolResult, business_error, system_error
@@ -35,10 +36,9 @@ from .error_table import FRAMEWORK_ERRORS, INTERNAL, ErrorMap, ErrorRule, ToolCr
 from .fingerprints import LogFingerprints
 from .quotas import QuotaExceeded, Quotas
 from .rate_limits import RateLimits
-from .strict_json import json_problem
 
 if TYPE_CHECKING:
-    from ..manifest.bound import ResultCheck
+    from ..manifest.bound import ResultCheck, ResultView
 
 # The call finished (the tool answered, possibly with a business error, or its stored answer was replayed)
 # rather than failed.
@@ -61,8 +61,10 @@ class ToolExecutor:
         error_map: ErrorMap | None = None,
         fingerprints: LogFingerprints | None = None,
         quotas: Quotas | None = None,
+        result_view: ResultView | None = None,
     ) -> None:
         self.result_check = result_check
+        self.result_view = result_view
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
@@ -194,6 +196,8 @@ class ToolExecutor:
         if not_json is not None:
             message = f"Tool '{call.spec.name}' returned a result that is not valid JSON: {not_json}"
             return call.contract_violation("ResultNotJson", message, reason=not_json)
+        if self.result_view is not None:
+            value = self.result_view(call.spec.name, value)
         if self.result_check is not None:
             violations = self.result_check(call.spec.name, value)
             if violations:
@@ -295,6 +299,9 @@ _ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure
 
 
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
+    if spec.null_means_absent:
+        # A null for an optional argument whose schema has none is "not given" (docs/tools.md): the default.
+        arguments = {k: v for k, v in arguments.items() if v is not None or k not in spec.null_means_absent}
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
         validated = spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments)))

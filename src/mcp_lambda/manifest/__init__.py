@@ -3,8 +3,9 @@
 Load with `load_manifest(path)` (raises ManifestError listing every problem), bind to the business serving it
 with `bind_manifest(business, path)` (also matches the tool names), then `bound.check(tool, result)` is the
 executor's ResultCheck and `bound.output_schema(tool)` the tool's outputSchema. The lint's check, with the tools
-missing on either side, is `mcp_lambda.manifest.lint.lint_manifest` (not in the Lambda package). What the platform makes of a
-result (model view, cards) is the simulator's business: `mcp_lambda_dev.projection`, outside the Lambda package.
+missing on either side, is `mcp_lambda.manifest.lint.lint_manifest` (not in the Lambda package). What the model may see
+of a result is `visibility.model_projection` (the server's text, the leak check and the simulator use it); the cards
+and lists the platform makes are the simulator's business: `mcp_lambda_dev.projection`, outside the Lambda package.
 """
 
 from .bound import BoundManifest, bind_manifest

@@ -14,14 +14,18 @@ from .loader import read_manifest, unreadable
 from .models import Manifest
 from .rules import tool_name_problems
 from .schema import output_schema
+from .visibility import with_model_text
 
 # What the executor calls on every result: (tool name, result) -> the problems found (empty: the result is valid).
 ResultCheck = Callable[[str, ToolResult], list[str]]
+# What the executor calls first: the result with the text the model reads settled (an `entities` result's sentence
+# and its model-visible projection).
+ResultView = Callable[[str, ToolResult], ToolResult]
 
 
 @dataclass(frozen=True)
 class BoundManifest:
-    """`check` is the executor's ResultCheck; `output_schema` feeds tools/list."""
+    """`model_text` is the executor's ResultView, `check` its ResultCheck; `output_schema` feeds tools/list."""
 
     manifest: Manifest
     _checks: dict[str, ToolCheck] = field(default_factory=dict, repr=False)
@@ -42,6 +46,11 @@ class BoundManifest:
         if check is None:
             return [f"{tool_name}: the tool has no entry in the manifest"]
         return check(result)
+
+    def model_text(self, tool_name: str, result: ToolResult) -> ToolResult:
+        """The result with the text the model reads: an `entities` result's sentence and its model-visible
+        projection (`visibility.with_model_text`); any other result as it is."""
+        return with_model_text(self.manifest, tool_name, result)
 
     def output_schema(self, tool_name: str) -> dict[str, Any] | None:
         """JSON Schema of structuredContent for kind=entities tools; None otherwise."""

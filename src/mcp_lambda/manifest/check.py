@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools import ToolResult
 from ..tools.results import SUGGESTED_ACTIONS
 from .models import FieldSpec, Manifest
+from .visibility import leaked_fields, with_model_text
 
 MAX_VIOLATIONS = 20
 
@@ -73,6 +74,7 @@ class ToolCheck:
     kind: str
     allowed: frozenset[str]
     entities: Mapping[str, EntityCheck]
+    manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
 
     @classmethod
     def compile(cls, manifest: Manifest, tool: str) -> ToolCheck:
@@ -86,7 +88,13 @@ class ToolCheck:
             )
             for name, spec in manifest.entities.items()
         }
-        return cls(tool=tool, kind=output.kind, allowed=frozenset(output.entity_types), entities=entities)
+        return cls(
+            tool=tool,
+            kind=output.kind,
+            allowed=frozenset(output.entity_types),
+            entities=entities,
+            manifest=manifest,
+        )
 
     def __call__(self, result: ToolResult) -> list[str]:
         out: list[str] = []
@@ -98,6 +106,13 @@ class ToolCheck:
             _check_error(self.tool, structured, out)
         elif self.kind == "entities":
             self._check_entities(structured, out)
+            # The text as it leaves the server (the executor settles it first; a direct check settles it here).
+            settled = with_model_text(self.manifest, self.tool, result)
+            for path in leaked_fields(self.manifest, self.tool, settled):
+                out.append(
+                    f"{self.tool}: {path}: the field is llm_visible: false, but its value is in the result's "
+                    f"text (content), which the model reads"
+                )
         elif "entities" in structured:
             out.append(
                 f"{self.tool}: structuredContent.entities: an execution_result must not return entities"
@@ -184,6 +199,11 @@ def _check_error(tool: str, structured: dict[str, Any], out: list[str]) -> None:
     if "suggested_action" in structured and action not in SUGGESTED_ACTIONS:
         out.append(
             f"{tool}: error result: structuredContent.suggested_action must be one of {', '.join(SUGGESTED_ACTIONS)}"
+        )
+    details = structured.get("details")
+    if "details" in structured and not isinstance(details, dict):
+        out.append(
+            f"{tool}: error result: structuredContent.details must be an object, got {json_type(details)}"
         )
     after = structured.get("retry_after_ms")
     valid_after = _MATCHES["int"](after) and isinstance(after, int) and after >= 0

@@ -14,7 +14,7 @@ from ..settings import Settings
 from ..tools import Business
 
 if TYPE_CHECKING:
-    from .bound import ResultCheck
+    from .bound import ResultCheck, ResultView
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 # Where a business's manifest is looked for without MANIFEST_DIR: the repo's, or one bundled beside the code.
@@ -39,8 +39,8 @@ def _find_manifest(bases: list[Path], name: str) -> Path | None:
 
 def bind_business_manifest(
     settings: Settings, business: Business
-) -> tuple[ResultCheck | None, dict[str, dict[str, Any]]]:
-    """The manifest's result check and output schemas.
+) -> tuple[ResultCheck | None, ResultView | None, dict[str, dict[str, Any]]]:
+    """The manifest's result check, the view that settles the text the model reads, and the output schemas.
 
     A business that no manifest describes (no file in MANIFEST_DIR or the default locations) is served
     unchecked, with a warning naming the path looked at. A MANIFEST_DIR without the business's file while a
@@ -66,9 +66,9 @@ def bind_business_manifest(
             business.name,
             path,
         )
-        return None, {}
+        return None, None, {}
     from . import bind_manifest  # raises ManifestError at start when the manifest is invalid
 
     bound = bind_manifest(business, path)
     schemas = {spec.name: s for spec in business.tools if (s := bound.output_schema(spec.name)) is not None}
-    return bound.check, schemas
+    return bound.check, bound.model_text, schemas

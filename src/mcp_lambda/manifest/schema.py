@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tools.error_schema import admitting_errors
 from .models import EntitySpec, FieldSpec, Manifest
 
 _JSON_TYPES = {
@@ -17,7 +18,14 @@ _JSON_TYPES = {
 
 
 def output_schema(manifest: Manifest, tool: str) -> dict[str, Any] | None:
-    """The schema of `{"entities": [...]}` for kind=entities; None for execution_result (no fixed shape)."""
+    """The outputSchema of a kind=entities tool: `{"entities": [...]}` or the error object (`admitting_errors`);
+    None for execution_result (no fixed shape)."""
+    success = success_schema(manifest, tool)
+    return admitting_errors(success) if success is not None else None
+
+
+def success_schema(manifest: Manifest, tool: str) -> dict[str, Any] | None:
+    """The schema of a successful result's `{"entities": [...]}` for kind=entities; None for execution_result."""
     output = manifest.tools[tool].output
     if output.kind != "entities":
         return None

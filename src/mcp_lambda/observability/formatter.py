@@ -41,13 +41,14 @@ def dumps(value: Any) -> str:
 
 
 def loads_message(text: str) -> Any:
-    """Powertools' message decoding (`json.loads`), refusing at once a text that cannot be JSON.
+    """Powertools' message decoding (`json.loads`), skipped for a text that cannot be JSON (most messages are
+    words): that text is the message as it is, which is what Powertools keeps when decoding fails.
 
     Raises:
-        ValueError: `text` is not JSON (Powertools then keeps the message as it is).
+        ValueError: `text` looks like JSON but is not (Powertools then keeps the message as it is).
     """
     if text[:1] not in _JSON_STARTS:
-        raise ValueError("not JSON")
+        return text
     return json.loads(text)
 
 

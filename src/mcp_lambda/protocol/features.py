@@ -19,6 +19,7 @@ from .pagination import listing
 from .params import required_string
 from .rounds import Rounds
 from .scope import CallScope, Handler
+from .skills import SkillMethods
 
 
 async def _call(fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -52,15 +53,17 @@ class FeatureMethods:
         rounds: Rounds,
         page_size: int,
         logger: ToolLogger,
+        skills: SkillMethods | None = None,
     ) -> None:
         self.business = business
+        self.skills = skills  # the Skills extension: its files are resources too
         self.contexts = contexts
         self.rounds = rounds
         self.logger = logger
         self._page_size = page_size
 
     def has_resources(self) -> bool:
-        return bool(self.business.resources or self.business.resource_templates)
+        return bool(self.business.resources or self.business.resource_templates or self.skills)
 
     def capabilities(self, resources: dict[str, Any]) -> dict[str, Any]:
         """What the business serves, with `resources` as the era describes it."""
@@ -87,6 +90,8 @@ class FeatureMethods:
             table.update({"prompts/list": self.prompts_list, "prompts/get": self.prompts_get})
         if self.business.completer is not None:
             table["completion/complete"] = self.complete
+        if self.skills is not None:
+            table.update(self.skills.handlers())
         return table
 
     def subscription_handlers(self) -> dict[str, Handler]:
@@ -96,7 +101,10 @@ class FeatureMethods:
         return {"resources/subscribe": self.subscribe, "resources/unsubscribe": self.subscribe}
 
     async def resources_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
-        return listing("resources", self.business.resources, params, self._page_size, lambda r: r.to_wire())
+        resources = [spec.to_wire() for spec in self.business.resources]
+        if self.skills is not None:
+            resources += self.skills.resources()
+        return listing("resources", resources, params, self._page_size, dict)
 
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         templates = self.business.resource_templates
@@ -104,6 +112,8 @@ class FeatureMethods:
 
     async def resources_read(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         uri = required_string(params, "uri")
+        if self.skills is not None and self.skills.serves(uri):
+            return self.skills.read(uri)
         try:
             spec = self.business.resource_for(uri)
         except ResourceNotFound:

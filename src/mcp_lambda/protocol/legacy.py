@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from ..observability import ToolLogger
 from ..stores.sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
 from ..tools.context import LOG_LEVELS
@@ -21,6 +22,7 @@ from ..wire import (
     SESSION_NOT_FOUND,
 )
 from .features import FeatureMethods
+from .handshake_log import log_handshake
 from .jsonrpc import (
     Notification,
     Request,
@@ -101,11 +103,13 @@ class LegacyEra:
         features: FeatureMethods,
         sessions: SessionStore,
         server_info: dict[str, Any],
+        logger: ToolLogger | None = None,
     ) -> None:
         self.business = business
         self.features = features
         self.sessions = sessions
         self.server_info = server_info
+        self.logger = logger
         self.methods: dict[str, Handler] = {
             **tools.handlers(),
             **features.handlers(),
@@ -235,6 +239,7 @@ class LegacyEra:
         }
         if self.business.instructions:
             result["instructions"] = self.business.instructions
+        log_handshake(self.logger, "mcp_initialized", version, client_info, requested_version=requested)
         return Outbound(200, result_response(request.id, result), {SESSION_HEADER: session.session_id})
 
     def _mint(
@@ -286,6 +291,7 @@ class LegacyEra:
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
+            stream=inbound.stream,
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:

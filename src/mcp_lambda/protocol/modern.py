@@ -6,6 +6,7 @@ import base64
 import binascii
 from typing import Any
 
+from ..observability import ToolLogger
 from ..tools import Business, InputRequired
 from ..wire import (
     CACHEABLE_METHODS,
@@ -15,6 +16,7 @@ from ..wire import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     META_CAPABILITIES,
+    META_CLIENT_INFO,
     META_VERSION,
     METHOD_NOT_FOUND,
     NAME_BEARING_METHODS,
@@ -23,6 +25,7 @@ from ..wire import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from .features import FeatureMethods
+from .handshake_log import log_handshake
 from .jsonrpc import Notification, Request, RpcError, parse_message, recover_id, result_response, shown
 from .methods import ToolMethods
 from .rounds import Rounds
@@ -36,6 +39,7 @@ from .scope import (
     idempotency_key_of,
     trace_context_of,
 )
+from .skills import SKILLS_CACHEABLE_METHODS, SKILLS_EXTENSION
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -56,7 +60,9 @@ class ModernEra:
         server_info: dict[str, Any],
         list_ttl_ms: int,
         tasks: TaskApi | None = None,
+        logger: ToolLogger | None = None,
     ) -> None:
+        self.logger = logger
         self.business = business
         self.features = features
         self.rounds = rounds
@@ -83,8 +89,13 @@ class ModernEra:
 
     def capabilities(self) -> dict[str, Any]:
         capabilities = {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+        extensions: dict[str, Any] = {}
         if self.tasks is not None:
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            extensions[TASKS_EXTENSION] = {}
+        if self.features.skills is not None:
+            extensions[SKILLS_EXTENSION] = self.features.skills.capability()
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def tasks_negotiated(self, scope: CallScope) -> bool:
@@ -192,6 +203,7 @@ class ModernEra:
             idempotency_key=idempotency_key_of(inbound),
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
+            stream=inbound.stream,
         )
 
     def _check_param_headers(self, inbound: Inbound, params: dict[str, Any]) -> None:
@@ -214,7 +226,8 @@ class ModernEra:
 
     def _decorate(self, scope: CallScope, method: str, result: dict[str, Any]) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
-        if method in CACHEABLE_METHODS and result["resultType"] == "complete":
+        cacheable = method in CACHEABLE_METHODS or method in SKILLS_CACHEABLE_METHODS
+        if cacheable and result["resultType"] == "complete":
             result.setdefault("ttlMs", self.list_ttl_ms)
             # A result that depends on the caller must never be served from a shared cache to someone else.
             result.setdefault("cacheScope", "private" if scope.caller_specific else "public")
@@ -224,6 +237,7 @@ class ModernEra:
         return result
 
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        log_handshake(self.logger, "mcp_discovered", scope.protocol_version, scope.meta.get(META_CLIENT_INFO))
         result: dict[str, Any] = {
             "supportedVersions": list(STATELESS_REVISIONS),
             "capabilities": self.capabilities(),

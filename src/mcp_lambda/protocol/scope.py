@@ -76,6 +76,9 @@ class Inbound:
     principal: str | None = None
     correlation_id: str | None = None
     accepts_sse: bool = False  # notifications may go out before the response (an SSE body; stdio lines)
+    # Writes one message to the client at once (stdio): the request's notifications go out as they happen
+    # instead of buffered before the response (an HTTP answer through API Gateway is one buffered body).
+    stream: Callable[[dict[str, Any]], None] | None = None
     channel: Channel = HTTP
     # The Lambda context of this invocation (Mangum's `aws.context`): its remaining time bounds in-progress claims.
     lambda_context: Any = None
@@ -182,7 +185,14 @@ class CallScope:
     trace: TraceContext | None = None
     # Set by a handler whose result depends on who asks (a scope-filtered tools/list): never cache it publicly.
     caller_specific: bool = False
+    # The inbound's `stream`: when set, notifications are written at once instead of buffered.
+    stream: Callable[[dict[str, Any]], None] | None = None
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
-        """Buffer a request-scoped notification; the transport streams it before the response (SSE)."""
-        self.notifications.append({"jsonrpc": "2.0", "method": method, "params": params})
+        """Send a request-scoped notification: at once through `stream` when the transport has one (stdio),
+        else buffered, and the transport sends it before the response (SSE)."""
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        if self.stream is not None:
+            self.stream(message)
+        else:
+            self.notifications.append(message)

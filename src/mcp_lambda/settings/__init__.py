@@ -1,6 +1,6 @@
 """The environment as one typed settings object, read once per container (pydantic-settings).
 
-model.py holds `Settings` and how it reads the environment; sections.py its fields, in groups of related ones
+model.py holds `Settings` and how it reads the environment; sections/ its fields, in groups of related ones
 with the rules that tie them; durations.py why every duration is a `timedelta`; environment.py the source.
 """
 

@@ -5,6 +5,10 @@ Every duration of `Settings` is a `timedelta`, whatever its variable counts in: 
 where seconds or milliseconds (an `int`) are meant. A call site states the unit it hands on, once:
 `seconds(settings.session_ttl)`, `milliseconds(settings.task_ttl)`, `settings.http_timeout.total_seconds()`. The variable names stay as deployed
 (template.yaml sets them), and so do their units.
+
+Why not one integer unit instead (every field in milliseconds, say): a field fed by `SESSION_TTL_SECONDS` would
+then hide a factor of 1000 between the variable and the model, and a reader would again have to know which is which. A
+`timedelta` is unit-free, so the only unit left is the one the variable's name says.
 """
 
 from __future__ import annotations

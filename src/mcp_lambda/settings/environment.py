@@ -51,7 +51,10 @@ def environment_values(
         Keyword arguments for `settings_cls`.
     """
     values = EnvironmentSource(settings_cls, env)()
-    kept = set(empty_is_a_value)
-    with_empty = EnvironmentSource(settings_cls, env, ignore_empty=False)()
-    values.update((name, value) for name, value in with_empty.items() if name in kept)
+    # Only these fields are looked up again (a whole second pass over every field would double the cost).
+    keeping_empty = EnvironmentSource(settings_cls, env, ignore_empty=False)
+    for name in empty_is_a_value:
+        value, key, _ = keeping_empty.get_field_value(settings_cls.model_fields[name], name)
+        if value is not None:
+            values[key] = value
     return values

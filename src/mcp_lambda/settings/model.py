@@ -4,7 +4,7 @@ Each field is read from its variable: the field name in upper case, or for a dur
 unit the variable counts in (`TASK_TTL_MS` → `task_ttl`, a `timedelta`; see durations.py). Only
 `Settings.from_env` reads an environment (the process's, or the mapping it is given); `Settings(...)` takes its
 arguments and defaults alone, so a test that builds one is never configured by the shell it runs in. Either way
-the same validators run, the cross-field rules included (sections.py), and a refusal names the variables.
+the same validators run, the cross-field rules included (sections/), and a refusal names the variables.
 """
 
 from __future__ import annotations
@@ -124,7 +124,8 @@ class Settings(
         """
         found = []
         for problem in error.errors():
-            reason = "not a setting" if problem["type"] == "extra_forbidden" else problem["msg"]
+            reason = problem["msg"].removeprefix("Value error, ")  # a validator's own sentence, as written
+            reason = "not a setting" if problem["type"] == "extra_forbidden" else reason
             found.append(f"{cls.variable_of(str(problem['loc'][0]))}: {reason}" if problem["loc"] else reason)
         return "; ".join(found)
 

@@ -34,7 +34,15 @@ R = TypeVar("R", bound=Expiring)
 
 
 class ConditionFailed(McpLambdaError):
-    """A write's `ConditionExpression` did not hold: the item exists, is gone, or has another version."""
+    """A write's `ConditionExpression` did not hold: the item exists, is gone, or has another version.
+
+    Attributes:
+        item: The item as it stands, when the write asked for it (`ReturnValuesOnConditionCheckFailure`).
+    """
+
+    def __init__(self, operation: str, item: dict[str, Any] | None = None) -> None:
+        super().__init__(operation)
+        self.item = item
 
 
 def is_store_failure(exc: BaseException) -> bool:
@@ -114,7 +122,8 @@ class DynamoDBTable(BudgetedClient):
             if not is_store_failure(exc):
                 raise
             if failure_reason(exc) == CONDITION_FAILED:
-                raise ConditionFailed(operation) from None
+                response = getattr(exc, "response", None) or {}
+                raise ConditionFailed(operation, response.get("Item")) from None
             raise self.failure(exc, operation) from None
         return response
 
@@ -128,7 +137,18 @@ class DynamoDBTable(BudgetedClient):
         Raises:
             ConditionFailed: A record with that key exists.
         """
-        self.call("put_item", Item=item, ConditionExpression=f"attribute_not_exists({self.key_attribute})")
+        try:
+            self.call(
+                "put_item",
+                Item=item,
+                ConditionExpression=f"attribute_not_exists({self.key_attribute})",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ConditionFailed as exc:
+            # A first attempt that wrote but whose answer was lost (a timeout, then the budget's retry) finds its
+            # own item: that is this write succeeding, not the id being taken.
+            if exc.item != item:
+                raise
 
     def read_live(self, value: str, parse: Callable[[dict[str, Any]], R]) -> R | None:
         """The record `value` parsed, read strongly consistent; None when absent or expired (TTL deletes lazily).

@@ -210,6 +210,13 @@ class ToolCallResult(RoundResult):
         """How long to wait before a retry, when the error result says so."""
         return self._error_field("retry_after_ms")
 
+    @property
+    def details(self) -> dict[str, Any] | None:
+        """The error result's `details` (`business_error(..., details={...})`): what the agent can act on, as
+        data; None for a success or an error without them."""
+        details = self._error_field("details")
+        return details if isinstance(details, dict) else None
+
 
 @dataclass(frozen=True)
 class PromptResult(RoundResult):

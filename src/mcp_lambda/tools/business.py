@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import StartupError
@@ -37,6 +38,9 @@ class Business:
     resource_templates: Sequence[ResourceTemplateSpec] = ()
     prompts: Sequence[PromptSpec] = ()
     completer: Completer | None = None
+    # The business's skills folder (one Agent Skills folder per skill, docs/skills.md), served over MCP (SEP-2640):
+    # `skills=Path(__file__).with_name("skills")`.
+    skills: Path | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
     # Lookup tables built from the lists above.

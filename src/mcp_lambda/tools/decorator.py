@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 from ..caller import SCOPE_TOKEN
+from .error_schema import admitting_errors
 from .options import (
     ExactlyOnce,
     Quota,
@@ -18,7 +19,7 @@ from .options import (
     task_fields,
     wire_annotations,
 )
-from .schema import ToolSignatureError, arguments_model, compiled_input_schema
+from .schema import ToolSignatureError, arguments_model, compiled_input_schema, optional_without_null
 from .schema import input_schema as _schema_of
 from .spec import P, R, ToolSpec
 
@@ -84,7 +85,8 @@ def tool(
         annotations: The hints a client may rely on, e.g. `ToolAnnotations(read_only=True)`.
         input_schema: A hand-written JSON Schema (any 2020-12 keyword, `"type": "object"`) served verbatim;
             the arguments are then passed through without pydantic validation.
-        output_schema: The JSON Schema of `structuredContent`, served in tools/list.
+        output_schema: The JSON Schema of a successful `structuredContent`, served in tools/list admitting the
+            error object as well (docs/tools.md#error-results).
         meta: The tool's `_meta` in tools/list.
         safe_fields: Arguments whose values may appear in logs (all others are redacted).
         scopes: OAuth scopes a caller must hold (AUTH_MODE jwt or apigateway) to see and call the tool; a call
@@ -142,10 +144,11 @@ def tool(
             is_async=inspect.iscoroutinefunction(func),
             title=title,
             annotations=wire_annotations(tool_name, annotations),
-            output_schema=output_schema,
+            output_schema=admitting_errors(output_schema) if output_schema is not None else None,
             meta=meta,
             safe_fields=frozenset(safe_fields),
             arguments_accepted=accepted,
+            null_means_absent=optional_without_null(schema) if arguments is not None else frozenset(),
             exactly_once=declared_once,
             dedupe_window_seconds=window,
             scopes=required_scopes,

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..strict_json import strict_object
+
 
 class ResultCode(IntEnum):
     """The framework's own result codes (an error result's `structuredContent.code`), reserved: `business_error`
@@ -42,6 +44,7 @@ FRAMEWORK_CODES = frozenset(int(code) for code in ResultCode)
 # What an agent should do about an error result (docs/errors.md): route on this, not on the message.
 SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
 DEFAULT_RETRY_AFTER_MS = 1000
+
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
     ResultCode.INPUT_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
@@ -83,6 +86,10 @@ class ToolResult(BaseModel):
     content: list[dict[str, Any]] = []
     structured_content: Any = None
     is_error: bool = False
+    # Set by `entities`: the server rewrites the text as `sentence` followed by the manifest's model-visible
+    # projection (the builder cannot: only the manifest knows which fields the model may see). Never on the wire.
+    sentence: str | None = None
+    append_projection: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         """The result as tools/call answers it: `{"content", "structuredContent"?, "isError"?}`."""
@@ -92,6 +99,23 @@ class ToolResult(BaseModel):
         if self.is_error:
             wire["isError"] = True
         return wire
+
+    def with_text(self, value: str) -> ToolResult:
+        """The same result with its first text block's text replaced (the text the model reads).
+
+        Args:
+            value: The new text.
+
+        Returns:
+            A copy whose projection is settled (`append_projection` false).
+        """
+        content = list(self.content)
+        index = next((i for i, block in enumerate(content) if block.get("type") == "text"), None)
+        if index is None:
+            content.insert(0, text(value))
+        else:
+            content[index] = {**content[index], "text": value}
+        return self.model_copy(update={"content": content, "append_projection": False})
 
 
 def text(value: str) -> dict[str, Any]:
@@ -114,18 +138,38 @@ def _json_text(value: Any) -> str:
     return _TEXT_JSON.encode(value)
 
 
-def entities(items: Sequence[Mapping[str, Any]], text: str | None = None) -> ToolResult:
+def entities(
+    items: Sequence[Mapping[str, Any]], text: str | None = None, *, append_projection: bool = True
+) -> ToolResult:
     """An `entities` result: the things the tool found, as its manifest declares them (shown as cards).
+
+    The text the model reads is `text` followed, on the next line, by the model-visible projection of the
+    entities as compact JSON (the fields the manifest declares and does not mark `llm_visible: false`), so an
+    agent that reads only text still sees the ids it passes to other tools (docs/manifest.md).
 
     Args:
         items: The entities, each with its `entity_type` and fields.
-        text: What the model reads first; defaults to the entities as JSON.
+        text: The business's sentence, what the model reads first.
+        append_projection: False when `text` already carries every id the model needs: the text is then
+            `text` alone (a host that reads only text sees nothing more).
 
     Returns:
         A result with `structuredContent = {"entities": [...]}`.
+
+    Raises:
+        ValueError: `append_projection` is false and no `text` is given.
     """
+    if not append_projection and text is None:
+        raise ValueError("entities(append_projection=False) needs the text the model reads")
     structured = {"entities": [dict(item) for item in items]}
-    return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
+    # Until the server applies the manifest, nothing is known to be hidden: the sentence and the whole result.
+    shown = text if text is not None and not append_projection else sentence_and_json(text, structured)
+    return ToolResult(
+        content=[{"type": "text", "text": shown}],
+        structured_content=structured,
+        sentence=text,
+        append_projection=append_projection,
+    )
 
 
 def execution_result(result: Mapping[str, Any], text: str | None = None) -> ToolResult:
@@ -149,9 +193,10 @@ def business_error(
     retryable: bool | None = None,
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """A business's error result: `isError: true` and `structuredContent = {code, message, retryable,
-    suggested_action, retry_after_ms?}`.
+    suggested_action, retry_after_ms?, details?}`.
 
     What is not given comes from the code's family (`error_advice`); `retry_after_ms` is present whenever the
     error is retryable (default 1000).
@@ -162,20 +207,24 @@ def business_error(
         retryable: Whether calling again may succeed; default by code family.
         retry_after_ms: How long to wait before a retry (an int >= 0).
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code family and `retryable`.
+        details: What the agent can act on, as data rather than prose (the free slots, the nearest valid
+            value): a JSON object with string keys and strict JSON values, sent as `structuredContent.details`.
 
     Returns:
         The error-branch ToolResult.
 
     Raises:
-        ValueError: `code` is a framework code, or the advice is not one the contract knows.
-        TypeError: `code` is not an int.
+        ValueError: `code` is a framework code, the advice is not one the contract knows, or `details` is not
+            strict JSON (NaN, a set, a non-string key...).
+        TypeError: `code` is not an int, or `details` is not a mapping.
     """
     if _int_code(code, "business_error") in FRAMEWORK_CODES:
         raise ValueError(
             f"business_error code {code} is reserved for the framework's own errors "
             f"({', '.join(map(str, sorted(FRAMEWORK_CODES)))}); use a code of the business's own"
         )
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action)
+    fields = {"details": strict_object(details, "business_error details")} if details is not None else None
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
 
 
 def system_error(
@@ -185,7 +234,7 @@ def system_error(
     retryable: bool | None = None,
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
-    details: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """The framework's own error result: the wire shape of `business_error`, with a reserved code.
 
@@ -198,7 +247,7 @@ def system_error(
         retryable: Whether calling again may succeed; default by code (`error_advice`).
         retry_after_ms: How long to wait before a retry (an int >= 0).
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code and `retryable`.
-        details: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
+        fields: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
             they never replace the fields above.
 
     Returns:
@@ -210,7 +259,7 @@ def system_error(
     """
     if _int_code(code, "system_error") not in FRAMEWORK_CODES:
         raise ValueError(f"system_error code {code} is not a framework code; a business uses business_error")
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action, details)
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
 
 
 def _int_code(code: Any, builder: str) -> int:
@@ -225,7 +274,7 @@ def _error_result(
     retryable: bool | None,
     retry_after_ms: int | None,
     suggested_action: str | None,
-    details: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     default_retryable, default_action = error_advice(code)
     retryable = default_retryable if retryable is None else retryable
@@ -247,7 +296,7 @@ def _error_result(
     }
     if retryable or retry_after_ms is not None:
         structured["retry_after_ms"] = DEFAULT_RETRY_AFTER_MS if retry_after_ms is None else retry_after_ms
-    for key, value in (details or {}).items():
+    for key, value in (fields or {}).items():
         structured.setdefault(key, value)
     return ToolResult(
         content=[{"type": "text", "text": message}], structured_content=structured, is_error=True
@@ -274,6 +323,20 @@ def content_result(
     return ToolResult(
         content=[dict(b) for b in blocks], structured_content=structured_content, is_error=is_error
     )
+
+
+def sentence_and_json(sentence: str | None, value: Any) -> str:
+    """An `entities` result's text: the sentence (when given) and, on the next line, `value` as compact JSON.
+
+    Args:
+        sentence: The business's sentence, or None.
+        value: What the model may see of the result.
+
+    Returns:
+        The text block's text.
+    """
+    encoded = _json_text(value)
+    return encoded if sentence is None else f"{sentence}\n{encoded}"
 
 
 def _text_block(value: str | None, structured: Any) -> dict[str, Any]:

@@ -202,3 +202,33 @@ def _inline(node: Any, defs: dict[str, Any], depth: int) -> Any:
     if isinstance(node, list):
         return [_inline(item, defs, depth) for item in node]
     return node
+
+
+def optional_without_null(schema: dict[str, Any]) -> frozenset[str]:
+    """The optional arguments of an input schema that do not admit null: a null for one means "not given".
+
+    Args:
+        schema: A tool's published input schema.
+
+    Returns:
+        The names of the properties that are not required and whose schema has no `null` (a type, a branch).
+    """
+    required = set(schema.get("required") or ())
+    properties = schema.get("properties") or {}
+    return frozenset(
+        name for name, prop in properties.items() if name not in required and not _admits_null(prop, schema)
+    )
+
+
+def _admits_null(prop: Any, root: dict[str, Any]) -> bool:
+    if not isinstance(prop, dict):
+        return True  # `true` or an odd schema: leave its nulls to the validator
+    kind = prop.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if None in (prop.get("enum") or ()) or ("const" in prop and prop["const"] is None):
+        return True
+    reference = prop.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _admits_null((root.get("$defs") or {}).get(reference.removeprefix("#/$defs/")), root)
+    return any(_admits_null(branch, root) for key in ("anyOf", "oneOf") for branch in prop.get(key) or ())

@@ -44,6 +44,9 @@ class ToolSpec(Generic[P, R]):
     meta: Mapping[str, Any] | None = None
     safe_fields: frozenset[str] = field(default_factory=frozenset)
     arguments_accepted: frozenset[str] = field(default_factory=frozenset)
+    # Optional arguments whose schema has no null: a null for one means "not given" (strict function-calling
+    # modes send null for every argument left empty), so the function gets its default.
+    null_means_absent: frozenset[str] = field(default_factory=frozenset)
     # Exactly-once calls: as declared (None: every tool that is not read-only), and the window in which calls
     # without a key that carry the same arguments replay the first result (None: no dedupe of key-less calls).
     exactly_once: bool | None = None

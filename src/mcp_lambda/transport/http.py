@@ -93,6 +93,9 @@ class McpEndpoint:
         self.settings = settings
         self.authenticator = authenticator
         self.logger = logger
+        # Converted once, not per request: REQUEST_DEADLINE_MS and DEADLINE_MARGIN_MS as Lambda's clock counts.
+        self.deadline_ms = milliseconds(settings.request_deadline)
+        self.margin_ms = milliseconds(settings.deadline_margin)
 
     async def __call__(self, request: Request) -> Response:
         # One deadline for everything this request does (tools, sessions, secrets, outbound calls).
@@ -108,8 +111,8 @@ class McpEndpoint:
         remaining = getter() if callable(getter) else None
         return deadlines.request_deadline(
             remaining if isinstance(remaining, int | float) else None,
-            milliseconds(self.settings.request_deadline),
-            milliseconds(self.settings.deadline_margin),
+            self.deadline_ms,
+            self.margin_ms,
         )
 
     async def _serve(self, request: Request) -> Response | Outbound:

@@ -41,7 +41,7 @@ def test_check_stock_reads_the_inventory(client: McpTestClient, inventory: FakeS
             "in_stock": True,
         }
     ]
-    assert result.text == "Light thermos cup 350 ml: 7 in stock."
+    assert result.text.splitlines()[0] == "Light thermos cup 350 ml: 7 in stock."
     [asked] = inventory.seen
     assert (asked.method, asked.path) == ("GET", "/stock/p-1001")
 
@@ -51,7 +51,7 @@ def test_a_product_out_of_stock_is_an_answer_not_an_error(inventory: FakeService
         result = client.call_tool("check_stock", {"product_id": "p-1004"})
 
     assert not result.is_error and result.entities[0]["in_stock"] is False
-    assert result.text == "Glass tea cup set of 4 is out of stock."
+    assert result.text.splitlines()[0] == "Glass tea cup set of 4 is out of stock."
 
 
 def test_a_product_the_inventory_does_not_know_is_40401(inventory: FakeService) -> None:

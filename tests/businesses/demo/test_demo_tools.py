@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from businesses.demo import codes
@@ -62,6 +64,23 @@ def test_routes_for_reference_compare_the_modes_asked_for(client: McpTestClient)
     assert result.text.startswith("Compared 2 ways")
 
 
+def test_an_agent_reading_only_text_chains_search_products_to_subscribe_product(
+    as_someone: McpTestClient,
+) -> None:
+    found = as_someone.call_tool("search_products", {"keyword": "glass tea"})
+
+    sentence, projection = found.text.split("\n")
+    assert sentence == "Found 1 products for 'glass tea', showing 1."
+    [product] = json.loads(projection)["entities"][0]["products"]
+    # The model's view: declared, visible fields; never the hidden detail_url or the undeclared image_url.
+    assert set(product) == {"product_id", "name", "selling_point", "price_yuan", "rating", "in_stock"}
+    assert "page/product" not in found.text and "img.example.com" not in found.text
+    subscribed = as_someone.call_tool(
+        "subscribe_product", {"product_id": product["product_id"], "alert": "restock"}
+    )
+    assert not subscribed.is_error and subscribed.structured_content["product_id"] == "p-1004"
+
+
 def test_search_products_sorts_and_filters(client: McpTestClient) -> None:
     result = client.call_tool(
         "search_products", {"keyword": "cup", "max_price_yuan": 100, "sort": "price_asc"}
@@ -102,3 +121,6 @@ def test_a_price_drop_needs_a_target_below_the_price(client: McpTestClient) -> N
         codes.TARGET_PRICE_REQUIRED,
         codes.TARGET_PRICE_NOT_BELOW_CURRENT,
     )
+    # The nearest valid target as data: the agent offers it without parsing the message.
+    assert too_high.details == {"current_price_yuan": 129, "highest_valid_target_yuan": 128}
+    assert missing.details is None

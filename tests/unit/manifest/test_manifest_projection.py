@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from mcp_lambda.manifest import BoundManifest, Manifest, load_manifest
 from mcp_lambda.tools import business_error, entities, execution_result
+from mcp_lambda.tools.error_schema import TOOL_ERROR_SCHEMA
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 
 SEED = Path(__file__).resolve().parents[2] / "fixtures" / "manifests" / "valid" / "seed_cases.yaml"
@@ -36,9 +38,10 @@ def manifest() -> Manifest:
 def test_case_1_model_sees_declared_visible_fields_and_one_card(manifest: Manifest) -> None:
     result = entities([ROUTE], text="找到 1 条可用路线。")
     view = model_view(manifest, "search_routes", result)
-    assert view == {"text": "找到 1 条可用路线。", "entities": [{
-        "entity_id": "route_1", "title": "公司到机场", "duration_minutes": 42, "price_yuan": 128,
-        "summary": "预计 42 分钟到达"}]}  # fmt: skip
+    visible = {"entity_id": "route_1", "title": "公司到机场", "duration_minutes": 42, "price_yuan": 128,
+               "summary": "预计 42 分钟到达"}  # fmt: skip
+    projection = json.dumps({"entities": [visible]}, ensure_ascii=False, separators=(",", ":"))
+    assert view == {"text": f"找到 1 条可用路线。\n{projection}", "entities": [visible]}
     assert card_candidates(manifest, "search_routes", result) == [{
         "entity_index": 0, "entity_type": "route", "entity_id": "route_1", "widget_id": "route_result_card",
         "refresh_key": "route_1",
@@ -85,8 +88,11 @@ def test_case_4_and_errors_never_make_cards(manifest: Manifest) -> None:
 def test_output_schema_only_for_entities_tools(manifest: Manifest) -> None:
     bound = BoundManifest.from_manifest(manifest)
     assert bound.output_schema("subscribe_product") is None
-    schema = bound.output_schema("search_products")
-    assert schema is not None and schema["type"] == "object" and schema["required"] == ["entities"]
+    published = bound.output_schema("search_products")
+    assert published is not None and published["type"] == "object"
+    schema, error = published["anyOf"]  # the success shape, or the error object
+    assert error == {"$ref": "#/$defs/tool_error"} and published["$defs"]["tool_error"] == TOOL_ERROR_SCHEMA
+    assert schema["type"] == "object" and schema["required"] == ["entities"]
     entity = schema["properties"]["entities"]["items"]
     assert entity["required"] == ["entity_type", "entity_id"]
     assert entity["properties"]["entity_type"] == {"type": "string", "const": "product_list"}

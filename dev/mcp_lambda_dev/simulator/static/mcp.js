@@ -5,6 +5,7 @@ export const MODERN = "2026-07-28";
 const META = "io.modelcontextprotocol/";
 const CLIENT_INFO = { name: "mcp-lambda-simulator", version: "1.0.0" };
 const ACCEPT = "application/json, text/event-stream";
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
 // Unique per page load, so the server's log lines of one call can be found by their jsonrpc_id.
 const ID_PREFIX = `sim-${Math.random().toString(36).slice(2, 8)}`;
@@ -42,6 +43,7 @@ export class McpClient {
       const result = resultOf(discover);
       this.serverInfo = result._meta?.[`${META}serverInfo`] ?? null;
       this.instructions = result.instructions ?? null;
+      this.serverCapabilities = result.capabilities ?? {};
       return [discover];
     }
     const init = await this.request("initialize", {
@@ -52,6 +54,7 @@ export class McpClient {
     const result = resultOf(init);
     this.serverInfo = result.serverInfo ?? null;
     this.instructions = result.instructions ?? null;
+    this.serverCapabilities = result.capabilities ?? {};
     this.sessionId = init.response.headers["mcp-session-id"] ?? null;
     this.negotiated = result.protocolVersion;
     const initialized = await this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -79,6 +82,19 @@ export class McpClient {
     return tools;
   }
 
+  // Every page of skills/list when the server declares the Skills extension (SEP-2640), else [].
+  async listSkills() {
+    if (!this.serverCapabilities?.extensions?.[SKILLS_EXTENSION]) return [];
+    const skills = [];
+    let cursor;
+    do {
+      const result = resultOf(await this.request("skills/list", cursor ? { cursor } : {}));
+      skills.push(...(result.skills ?? []));
+      cursor = result.nextCursor;
+    } while (cursor);
+    return skills;
+  }
+
   // One JSON-RPC request; the exchange carries what went on the wire and the reply that answers it.
   request(method, params) {
     const body = { jsonrpc: "2.0", id: nextId(), method, params: { ...params } };
@@ -99,6 +115,7 @@ export class McpClient {
       headers["mcp-protocol-version"] = MODERN;
       headers["mcp-method"] = body.method;
       if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = body.params.name;
+      if (body.method === "resources/read") headers["mcp-name"] = body.params.uri;
       if (body.method.startsWith("tasks/")) headers["mcp-name"] = body.params.taskId;
     } else if (this.sessionId) {
       headers["mcp-session-id"] = this.sessionId;

@@ -4,7 +4,7 @@
 import { el, json, replace } from "./dom.js";
 import { SchemaForm } from "./forms.js";
 import { inputRequestForms } from "./inputs.js";
-import { McpClient, MODERN, RpcFailure } from "./mcp.js";
+import { McpClient, MODERN, RpcFailure, resultOf } from "./mcp.js";
 import { cardsView, listsView, logsView, modelView, rawView, selectionsOf, verdictView } from "./views.js";
 
 const INVALID_ARGUMENTS = 40000;
@@ -12,7 +12,7 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const TASK_POLLS = 120; // how often a task is asked about before the page stops waiting
 const $ = (id) => document.getElementById(id);
 
-const state = { client: null, tools: [], tool: null, form: null, call: null, info: null };
+const state = { client: null, tools: [], skills: [], tool: null, form: null, call: null, info: null };
 
 function status(text, kind = "info") {
   const node = $("status");
@@ -52,6 +52,7 @@ async function connect() {
   try {
     await client.connect();
     state.tools = await client.listTools();
+    state.skills = await client.listSkills();
   } catch (error) {
     status(`Could not connect: ${error.message}`, "error");
     if (error instanceof RpcFailure) showExchanges([error.exchange]);
@@ -64,9 +65,11 @@ async function connect() {
     `business ${state.info?.business ?? server.name} ${server.version ?? ""} · protocol ${client.negotiated ?? MODERN}${session} · manifest `,
     el("code", {}, state.info?.manifest ?? "none (results unchecked)"));
   renderToolList();
+  renderSkillList(client);
   const again = state.tools.find((tool) => tool.name === state.tool?.name);
   if (again) selectTool(again.name, false);
-  status(`Connected at ${client.negotiated ?? MODERN}: ${state.tools.length} tools.`);
+  const skills = state.skills.length ? `, ${state.skills.length} skills` : "";
+  status(`Connected at ${client.negotiated ?? MODERN}: ${state.tools.length} tools${skills}.`);
 }
 
 function renderToolList() {
@@ -81,6 +84,49 @@ function renderToolList() {
     el("span", { class: "tool-name" }, tool.name),
     titleOf(tool) ? el("span", { class: "tool-title" }, titleOf(tool)) : null,
     el("span", { class: "badges" }, hints(tool).map((hint) => el("span", { class: "badge" }, hint)))))));
+}
+
+// The business's skills (SEP-2640) beside its tools: name and description from skills/list; a click shows the
+// SKILL.md as served, and each file with its digest and size. A legacy session has no extension to list them by.
+function renderSkillList(client) {
+  if (!state.skills.length) {
+    const why = client.modern ? "This business serves no skills." : "Skills are listed at 2026-07-28 (here: plain skill:// resources).";
+    replace($("skill-list"), el("li", { class: "muted" }, why));
+    return;
+  }
+  replace($("skill-list"), state.skills.map((skill) => el("li", {},
+    el("button", {
+      type: "button",
+      class: "tool-button",
+      "data-skill": skill.frontmatter?.name,
+      onclick: () => showSkill(skill),
+    },
+    el("span", { class: "tool-name" }, skill.frontmatter?.name ?? skill.uri),
+    el("span", { class: "tool-title" }, skill.frontmatter?.description ?? "")))));
+}
+
+async function showSkill(skill) {
+  state.tool = null;
+  let text;
+  try {
+    const read = resultOf(await state.client.request("resources/read", { uri: skill.uri }));
+    text = read.contents?.[0]?.text ?? "";
+  } catch (error) {
+    status(`Could not read ${skill.uri}: ${error.message}`, "error");
+    return;
+  }
+  replace($("tool-details"),
+    el("h2", { id: "tool-heading" }, "Skill ", el("code", { class: "tool-code" }, skill.frontmatter?.name ?? skill.uri)),
+    el("p", { class: "description" }, skill.frontmatter?.description ?? ""),
+    el("table", { class: "skill-files" },
+      el("thead", {}, el("tr", {}, el("th", {}, "file"), el("th", {}, "bytes"), el("th", {}, "digest"))),
+      el("tbody", {}, (skill.resources ?? []).map((file) => el("tr", {},
+        el("td", {}, el("code", {}, file.uri)), el("td", {}, String(file.size)), el("td", {}, el("code", {}, file.digest)))))),
+    el("h3", {}, "SKILL.md, as the model reads it"),
+    el("pre", { class: "skill-text" }, text));
+  $("input-requests").hidden = true;
+  $("results").hidden = true;
+  status(`Skill ${skill.frontmatter?.name}: ${(skill.resources ?? []).length} files.`);
 }
 
 function titleOf(tool) {

@@ -40,12 +40,16 @@ export function verdictView(report) {
   ];
 }
 
-// An error result as an agent routes on it: code, family, retryable, suggested action (and the message).
+// An error result as an agent routes on it: code, family, retryable, suggested action (and the message), and
+// the details it can act on as data (business_error(..., details={...})).
 function errorView(error) {
   const row = (name, value) => [el("dt", {}, name), el("dd", {}, el("code", {}, String(value ?? "—")))];
+  const details = "details" in error
+    ? [el("dt", {}, "details"), el("dd", { class: "error-details" }, json(error.details))]
+    : [];
   return el("dl", { class: "error-fields", "aria-label": "The error result" },
     row("code", error.code), row("family", error.family), row("retryable", error.retryable),
-    row("suggested_action", error.suggested_action), row("message", error.message));
+    row("suggested_action", error.suggested_action), row("message", error.message), ...details);
 }
 
 export function modelView(report, result) {

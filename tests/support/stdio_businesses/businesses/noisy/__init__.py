@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 
@@ -27,4 +29,15 @@ def noisy(ctx: ToolContext) -> ToolResult:
     return execution_result({"quiet": True}, text="done")
 
 
-BUSINESS = Business(name="noisy", title="Noisy", version="1.0.0", tools=[noisy])
+@tool(description="Use to test that notifications stream: reports progress, then waits for release_file.")
+def waits(release_file: str, ctx: ToolContext) -> ToolResult:
+    ctx.report_progress(1, total=2, message="waiting")
+    deadline = time.monotonic() + 20
+    while not Path(release_file).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    released = Path(release_file).exists()
+    ctx.log("info", {"released": released})
+    return execution_result({"released": released}, text=f"released: {released}")
+
+
+BUSINESS = Business(name="noisy", title="Noisy", version="1.0.0", tools=[noisy, waits])

@@ -1,0 +1,34 @@
+# The agent-framework suite (tests/agents, docs/agents.md): the MCP clients and agent frameworks it drives, pinned
+# and installed apart from the dev venv. Two Python venvs under .venv-agents (langchain-mcp-adapters requires mcp
+# 1.x, the other frameworks mcp 2.x) and an npm prefix under .cache (the TypeScript SDKs 1.x and 2.x, mcp-remote).
+.PHONY: agents agents-install
+
+AGENTS_VENV ?= $(CURDIR)/.venv-agents
+AGENTS_NODE ?= $(CURDIR)/.cache/agents-node
+AGENTS_GROUPS := mcp2 langchain
+export MCP_AGENTS_VENV := $(AGENTS_VENV)
+export MCP_AGENTS_NODE := $(AGENTS_NODE)
+# The prefix may be shared by clones (a linked .cache): its stamp names the lock file it was installed from.
+AGENTS_NODE_STAMP := $(AGENTS_NODE)/.installed-$(shell cksum < tests/agents/package-lock.json | cut -d' ' -f1)
+
+$(AGENTS_VENV)/%/.installed: tests/agents/requirements-%.txt
+	rm -rf $(AGENTS_VENV)/$*
+	$(PYTHON) -m venv $(AGENTS_VENV)/$*
+	$(AGENTS_VENV)/$*/bin/pip install --quiet --upgrade pip
+	$(AGENTS_VENV)/$*/bin/pip install --quiet -r $<
+	touch $@
+
+$(AGENTS_NODE_STAMP): tests/agents/package.json tests/agents/package-lock.json
+	@command -v npm >/dev/null || { echo "agents-install: npm (Node 20+) is required for the TypeScript clients" >&2; exit 1; }
+	mkdir -p $(AGENTS_NODE)
+	cp tests/agents/package.json tests/agents/package-lock.json $(AGENTS_NODE)/
+	cd $(AGENTS_NODE) && npm ci --no-audit --no-fund --loglevel=error
+	rm -f $(AGENTS_NODE)/.installed-*
+	touch $@
+
+agents-install: $(foreach group,$(AGENTS_GROUPS),$(AGENTS_VENV)/$(group)/.installed) $(AGENTS_NODE_STAMP) ## install the clients and agent frameworks tests/agents drives (pinned)
+
+agents: venv agents-install ## the agent-framework suite: 8 real MCP clients and agent frameworks against a make-run server
+	$(PY) -m pytest -q -rs tests/agents $(PYTEST_ARGS)
+
+test: agents-install

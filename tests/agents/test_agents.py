@@ -1,0 +1,90 @@
+"""Eight real MCP clients and agent frameworks against the demo, each checked on what its model would read.
+
+Each framework lists the tools; calls one; gets an error result (its code and `suggested_action`, where the
+framework surfaces them); chains `search_products` -> `subscribe_product` with a `product_id` its scripted model
+took from the tool output the framework handed it; and runs `export_trip_plan` (a task tool: none of these clients
+declares the 2026-07-28 tasks extension, so each gets the result synchronously). The table is in docs/agents.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tests.agents.frameworks import FRAMEWORKS
+
+from businesses.demo import BUSINESS as DEMO
+
+pytestmark = pytest.mark.interop
+
+NAMES = [framework.name for framework in FRAMEWORKS]
+# What the demo registers: every framework must list all of it.
+TOOLS = {spec.name for spec in DEMO.tools}
+ERROR_MESSAGE = "Origin and destination are the same place."
+ERROR_FIELDS = {"code": 40002, "suggested_action": "fix_arguments"}
+# Both legs of the trip report progress (0 of 2, 1 of 2) before the result.
+EVERY_PROGRESS = [[0, 2], [1, 2]]
+
+
+def _report(reports: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
+    report = reports[name]
+    assert "failed" not in report, report["failed"]
+    return report
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lists_the_demo_tools(reports: dict[str, dict[str, Any]], name: str) -> None:
+    assert set(_report(reports, name)["tools"]) == TOOLS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_model_reads_a_tool_result(reports: dict[str, dict[str, Any]], name: str) -> None:
+    assert "About 12 min, 3.6 km, about 22 yuan." in _report(reports, name)["reads"]["call"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_model_reads_an_error_result(reports: dict[str, dict[str, Any]], name: str) -> None:
+    """The message reaches the model, and the code and suggested_action reach whoever the framework gives them."""
+    report = _report(reports, name)
+    read = report["reads"]["error"]
+    assert ERROR_MESSAGE in read, read
+    surfaced = report.get("error_surfaced", {})
+    if name == "pydantic-ai":  # the agent hands its model the structured error itself (a retry prompt)
+        assert all(str(value) in read for value in ERROR_FIELDS.values()), read
+    elif (
+        name == "langchain"
+    ):  # an isError ToolMessage: content only, no artifact (structured content is dropped)
+        assert surfaced == {"status": "error", "artifact": None}
+    else:  # the structured error beside the text: the SDK's result, openai-agents' custom_data_extractor
+        assert surfaced.get("is_error") is True, surfaced
+        assert {key: surfaced.get(key) for key in ERROR_FIELDS} == ERROR_FIELDS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_model_chains_search_to_subscribe_from_what_it_read(
+    reports: dict[str, dict[str, Any]], name: str
+) -> None:
+    report = _report(reports, name)
+    assert report["product_id"] is not None, (
+        f"no product_id in what the model read: {report['reads']['search']!r}"
+    )
+    assert "Subscribed (sub_" in report["reads"]["subscribe"], report["reads"]["subscribe"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_task_tool_answers_synchronously(reports: dict[str, dict[str, Any]], name: str) -> None:
+    assert "Exported 2 legs" in _report(reports, name)["reads"]["task"]
+
+
+@pytest.mark.parametrize("name", [name for name in NAMES if name.startswith("typescript-sdk")])
+def test_typescript_clients_receive_every_progress_notification(
+    reports: dict[str, dict[str, Any]], name: str
+) -> None:
+    assert _report(reports, name)["progress"] == EVERY_PROGRESS
+
+
+@pytest.mark.parametrize("name", ["python-sdk", "fastmcp", "langchain"])
+def test_python_progress_callbacks_receive_every_notification(
+    reports: dict[str, dict[str, Any]], name: str
+) -> None:
+    assert _report(reports, name)["progress"] == EVERY_PROGRESS
