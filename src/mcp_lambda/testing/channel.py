@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ..protocol.framing import POST_HEADERS, modern_request, session_headers
 from .errors import KitError
 from .framing import CLIENT_INFO, ERAS, MODERN, Era, param_headers
 from .identity import DEFAULT_AUDIENCE, Identity, authorizer_context
 from .results import HttpReply, response_of
-from .transports import Transport
+from .transports import HttpTransport, Transport
 
 if TYPE_CHECKING:
     from ..lambda_adapter import LambdaHandler
@@ -68,6 +68,54 @@ class Channel:
         self.last_id = 0  # the JSON-RPC id of the last request this client numbered
         self._schemas: dict[str, dict[str, Any]] = {}  # tool name -> inputSchema, learned from tools/list
 
+    @classmethod
+    def over_http(
+        cls,
+        url: str,
+        era: Era | str = MODERN,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 10,
+        **options: Any,
+    ) -> Self:
+        """A client of the MCP server at `url` (`make run`'s, a deployed stack's).
+
+        Args:
+            url: The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`.
+            era: The protocol revision to speak.
+            headers: Headers every request carries (`{"authorization": "Bearer ..."}`).
+            timeout: Seconds each request may take.
+            **options: `capabilities`, `oracle`, ... as for the constructor.
+
+        Returns:
+            The client.
+        """
+        return cls(None, era, transport=HttpTransport(url, timeout), headers=headers, **options)
+
+    @classmethod
+    def over_handler(
+        cls,
+        handler: LambdaHandler,
+        era: Era | str = MODERN,
+        *,
+        business: Business | None = None,
+        **options: Any,
+    ) -> Self:
+        """A client of a Lambda handler the test composed itself (its own stores, settings, secrets).
+
+        Args:
+            handler: The handler (`lambda_handler(build_runtime(...))`).
+            era: The protocol revision to speak.
+            business: The business it serves, when known (its tools' Mcp-Param-* headers).
+            **options: `capabilities`, `authorizer`, `path`, `oracle`, ... as for the constructor.
+
+        Returns:
+            The client.
+        """
+        from .runtime import HandlerTransport
+
+        return cls(business, era, transport=HandlerTransport(handler), **options)
+
     @property
     def handler(self) -> LambdaHandler:
         """The Lambda handler of an in-process client.
@@ -80,7 +128,7 @@ class Channel:
             raise KitError("this client talks to a URL, not to an in-process handler")
         return handler
 
-    def clone(self, **changes: Any) -> Any:
+    def clone(self, **changes: Any) -> Self:
         """Another client of the same transport, with some options changed (`era`, `caller`, `capabilities`,
         `headers`, `authorizer`, `path`, `oracle`), its own request ids and no session yet.
 

@@ -4,11 +4,11 @@ in-process, in any protocol era, as any caller; `make smoke` and the interop tes
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .channel import DEFAULT_CAPABILITIES, Channel
 from .errors import KitError
-from .framing import MODERN, Era
+from .framing import MODERN
 from .identity import Identity
 from .listings import ListedPrompt, ListedResource, ListedTool
 from .results import (
@@ -20,11 +20,6 @@ from .results import (
     response_of,
 )
 from .tasks import TASKS_EXTENSION, TaskHandle
-from .transports import HttpTransport
-
-if TYPE_CHECKING:
-    from ..lambda_adapter import LambdaHandler
-    from ..tools import Business
 
 __all__ = ["DEFAULT_CAPABILITIES", "McpTestClient"]
 
@@ -59,54 +54,6 @@ class McpTestClient(Channel):
     Raises:
         KitError: The era or a setting is unknown.
     """
-
-    @classmethod
-    def over_http(
-        cls,
-        url: str,
-        era: Era | str = MODERN,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 10,
-        **options: Any,
-    ) -> McpTestClient:
-        """A client of the MCP server at `url` (`make run`'s, a deployed stack's).
-
-        Args:
-            url: The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`.
-            era: The protocol revision to speak.
-            headers: Headers every request carries (`{"authorization": "Bearer ..."}`).
-            timeout: Seconds each request may take.
-            **options: `capabilities`, `oracle`, ... as for the constructor.
-
-        Returns:
-            The client.
-        """
-        return cls(None, era, transport=HttpTransport(url, timeout), headers=headers, **options)
-
-    @classmethod
-    def over_handler(
-        cls,
-        handler: LambdaHandler,
-        era: Era | str = MODERN,
-        *,
-        business: Business | None = None,
-        **options: Any,
-    ) -> McpTestClient:
-        """A client of a Lambda handler the test composed itself (its own stores, settings, secrets).
-
-        Args:
-            handler: The handler (`lambda_handler(build_runtime(...))`).
-            era: The protocol revision to speak.
-            business: The business it serves, when known (its tools' Mcp-Param-* headers).
-            **options: `capabilities`, `authorizer`, `path`, `oracle`, ... as for the constructor.
-
-        Returns:
-            The client.
-        """
-        from .runtime import HandlerTransport
-
-        return cls(business, era, transport=HandlerTransport(handler), **options)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
 
