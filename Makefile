@@ -16,11 +16,13 @@ export PYTHONPATH := $(CURDIR)/src:$(CURDIR)/dev:$(CURDIR)
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort | expand -t 20
 
-# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top.
-$(VENV)/.installed-run: pyproject.toml
+# Two stages: what running needs (make run, simulate, manifest-lint), then the development tools on top. Each
+# business's own pins (src/businesses/<name>/requirements.txt) are installed too: its code imports them.
+BUSINESS_REQUIREMENTS := $(wildcard src/businesses/*/requirements.txt)
+$(VENV)/.installed-run: pyproject.toml $(BUSINESS_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e .
+	$(VENV)/bin/pip install --quiet -e . $(addprefix -r ,$(BUSINESS_REQUIREMENTS))
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.installed-run
@@ -47,7 +49,7 @@ test: venv ## install what the tests need and run the whole suite
 unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
-lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make checks
+lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make validate and make checks (every business's stack)
 	$(VENV)/bin/ruff check src dev tests scripts bench
 	$(VENV)/bin/ruff format --check src dev tests scripts bench
 	$(VENV)/bin/mypy

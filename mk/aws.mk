@@ -23,20 +23,37 @@ $(SAM_VENV)/.installed: mk/aws.mk
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
 	touch $@
 
-validate: $(SAM_VENV)/.installed ## sam validate --lint + cfn-lint on template.yaml and deploy/*.yaml (offline, no AWS credentials)
-	$(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) $(SAM) validate --lint --template template.yaml
-	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml $(wildcard deploy/*.yaml)
+# Each business's stack: template.yaml composed with its src/businesses/<name>/stack.yaml (scripts/stack_compose.py),
+# one template per business that has a fragment; make validate and make checks check them beside template.yaml.
+STACKS_DIR := .aws-sam/stacks
+.PHONY: stacks
+stacks: venv-run ## compose every business's stack (template.yaml + its stack.yaml) into .aws-sam/stacks/
+	rm -rf $(STACKS_DIR)
+	$(PY) scripts/stack_compose.py --all $(STACKS_DIR)
+
+validate: $(SAM_VENV)/.installed stacks ## sam validate --lint + cfn-lint on template.yaml, every business's stack and deploy/*.yaml (offline, no AWS credentials)
+	@for template in template.yaml $(wildcard $(STACKS_DIR)/*.template.yaml); do \
+	  echo "sam validate --lint $$template"; \
+	  $(SAM_ENV) AWS_DEFAULT_REGION=$(SAM_REGION) $(SAM) validate --lint --template $$template || exit 1; \
+	done
+	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml $(wildcard $(STACKS_DIR)/*.template.yaml) $(wildcard deploy/*.yaml)
 
 # What the function never imports, removed from the package: pydantic's v1 compatibility layer (FastAPI only
 # probes for it), the public test kit (mcp_lambda.testing), and the C sources and type stubs some wheels ship
 # beside their compiled modules.
 PRUNE := pydantic/v1 mcp_lambda/testing
 PACKAGE_LIMIT_MB ?= 16
-# JWT=1 adds PyJWT[crypto] (AUTH_MODE=jwt; ~15 MB the other modes never use), for the Lambda platform.
-LAMBDA_PIP_PLATFORM := --platform manylinux2014_aarch64 --implementation cp --python-version 3.13 --only-binary=:all:
+# What scripts/package_deps.py installed beyond the framework (PyJWT when the deploy parameters say AuthMode=jwt,
+# the business's own requirements.txt) and the business's budget: package_size.py reports from it and make
+# deploy refuses AuthMode=jwt for a package built without PyJWT.
+BUILD_RECORD := $(BUILD_DIR)/package.json
+export DEPLOY_PARAMS
 
 # Builds BUSINESS's function with a local python3.13 (no Docker): its code alone is staged (the framework without
-# its development-only modules, businesses/<BUSINESS>/, requirements.txt) and built. Its manifest is compiled to
+# its development-only modules, businesses/<BUSINESS>/, requirements.txt) with its stack (template.yaml composed
+# with businesses/<BUSINESS>/stack.yaml) and built. PyJWT follows the stack's AuthMode (samconfig.toml's
+# parameter_overrides, then DEPLOY_PARAMS), the business's own pins (businesses/<BUSINESS>/requirements.txt) are
+# installed into its package, and the framework's and the business's parts are sized apart. Its manifest is compiled to
 # JSON next to the code (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML, and its tool input
 # schemas to businesses/<BUSINESS>/_tool_schemas.json (tools/list needs no JSON-schema generation); then
 # scripts/package_check.py fails the build if another business, a development-only module or a module importing
@@ -44,7 +61,10 @@ LAMBDA_PIP_PLATFORM := --platform manylinux2014_aarch64 --implementation cp --py
 # sam build ships no .pyc, and /var/task is read-only: each cold start compiles every module it imports (about
 # half its import time). PYC=1 compiles them at build time instead, with the runtime's Python: ~45 % less cold
 # start for ~9 MB more package (SnapStart makes it moot: imports happen once, before the snapshot).
-build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); JWT=1 for AUTH_MODE=jwt, PYC=1 to precompile
+build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stack for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); DEPLOY_PARAMS as for deploy, PYC=1 to precompile
+	@[ -z "$(JWT)" ] || { echo "build: JWT=1 is gone: PyJWT ships when the stack's AuthMode is jwt" \
+	  "(make build BUSINESS=$(BUSINESS) DEPLOY_PARAMS=\"AuthMode=jwt ...\", or samconfig.toml)" >&2; exit 2; }
+	rm -f $(BUILD_RECORD)
 	$(PY) scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)
 	@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	[ -x "$$py" ] || py="$$(command -v python3.13 || true)"; \
@@ -58,14 +78,13 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function for pyth
 	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
 	$(PY) scripts/skill_lint.py $(BUSINESS)
 	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
-	$(if $(JWT),$(SAM_ENV) $(VENV)/bin/pip install --quiet --no-compile --upgrade --target $(BUILD_DIR)/McpFunction \
-	  $(LAMBDA_PIP_PLATFORM) -r mk/requirements-jwt.txt)
+	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	  [ -x "$$py" ] || py="$$(command -v python3.13)"; \
 	  $(SAM_ENV) "$$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BUILD_DIR)/McpFunction)
 	$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)
-	$(PY) scripts/package_size.py $(BUILD_DIR)/McpFunction $(if $(JWT)$(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
+	$(PY) scripts/package_size.py $(BUILD_DIR)/McpFunction --record $(BUILD_RECORD) $(if $(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
 
 # ARTIFACT_BUCKET and CFN_ROLE_ARN (both optional) are the pipeline's: the bucket and the CloudFormation execution
 # role of deploy/github-oidc.yaml (docs/pipeline.md). Without them SAM uses its managed bucket and your credentials.
@@ -75,8 +94,11 @@ deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first
 	  echo "deploy: the build is not for $(BUSINESS); run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
 	@$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS) >/dev/null || { \
 	  echo "deploy: run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
+	@$(PY) scripts/package_deps.py $(BUILD_RECORD) --check-deploy || { \
+	  echo "deploy: the build cannot serve this stack's configuration" >&2; exit 1; }
+	eval "set -- $$($(PY) scripts/package_deps.py --overrides)"; \
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
-	  --parameter-overrides BusinessName=$(BUSINESS) $(DEPLOY_PARAMS) \
+	  --parameter-overrides BusinessName=$(BUSINESS) "$$@" \
 	  $(if $(ARTIFACT_BUCKET),--s3-bucket "$(ARTIFACT_BUCKET)" --s3-prefix "$(STACK)",--resolve-s3) \
 	  $(if $(CFN_ROLE_ARN),--role-arn "$(CFN_ROLE_ARN)") \
 	  --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset $(DEPLOY_ARGS)
@@ -86,3 +108,5 @@ sam: $(SAM_VENV)/.installed ## run the pinned SAM CLI: make sam ARGS="logs --sta
 	@$(SAM_ENV) $(SAM) $(ARGS)
 
 test: validate
+# Every business's composed stack passes sam validate in make lint too, beside make checks' checkov and rules.
+lint: validate

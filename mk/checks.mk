@@ -8,8 +8,9 @@ CHECKOV_VERSION ?= 3.3.30
 CFN_LINT_SERVERLESS_VERSION ?= 0.3.6
 # The cfn-lint that make validate pins (mk/aws.mk), so both read a template the same way.
 CHECKS_CFN_LINT_VERSION ?= $(CFN_LINT_VERSION)
-# template.yaml and any plain CloudFormation template under deploy/, picked up without editing this file.
-CHECK_TEMPLATES := template.yaml $(wildcard deploy/*.yaml)
+# template.yaml, every business's composed stack (make stacks, mk/aws.mk) and any plain CloudFormation template
+# under deploy/, picked up without editing this file (expanded when the recipe runs, after make stacks).
+CHECK_TEMPLATES = template.yaml $(wildcard $(STACKS_DIR)/*.template.yaml) $(wildcard deploy/*.yaml)
 CHECKS_ENV := env -u PYTHONPATH BC_SKIP_MAPPING=TRUE CKV_SKIP_PACKAGE_UPDATE_CHECK=true
 
 $(CHECKS_VENV)/.installed: mk/checks.mk mk/aws.mk
@@ -21,7 +22,7 @@ $(CHECKS_VENV)/.installed: mk/checks.mk mk/aws.mk
 
 # A finding is fixed, or suppressed in the resource's Metadata with its reason (checkov: skip; cfn-lint:
 # ignore_checks): nothing may fail.
-checks: $(CHECKS_VENV)/.installed ## checkov + cfn-lint's serverless rules on template.yaml and deploy/*.yaml (offline)
+checks: $(CHECKS_VENV)/.installed stacks ## checkov + cfn-lint's serverless rules on template.yaml, every business's stack and deploy/*.yaml (offline)
 	$(CHECKS_ENV) $(CHECKS_VENV)/bin/checkov --quiet --compact --skip-download --framework cloudformation \
 	  $(addprefix -f ,$(CHECK_TEMPLATES))
 	$(CHECKS_ENV) $(CHECKS_VENV)/bin/cfn-lint --append-rules cfn_lint_serverless.rules -- $(CHECK_TEMPLATES)

@@ -28,7 +28,7 @@ LAYERS = (
     "app",
     "transport",
     "protocol | auth",
-    "calls",
+    "calls | apps",
     "manifest | skills",
     "tools",
     "platform_api | secrets",

@@ -1,11 +1,14 @@
 """`make new-business NAME=shop`: scaffold a business with its tests and its recorded conversations.
 
-Copies the template files under scripts/scaffold/ (every `<<name>>` and `<<title>>` in a path or a file replaced):
-src/businesses/<name>/ (a list-card tool, a downstream tool using `ctx.http` and a secret, an exactly-once tool
-with a side effect, a task-capable export), manifest/<name>.yaml, and tests/businesses/<name>/ (every branch of
-the tools through the public test kit, and conversations.py). Then drafts the business's skill from its tools and
-manifest (`make skill`: src/businesses/<name>/skills/<name>-tools/SKILL.md) and records those conversations to
-events/<name>/, in-process, so the business's replay test passes at once. Refuses to overwrite anything.
+Copies the template files under scripts/scaffold/ (every `<<name>>`, `<<title>>`, `<<Name>>` (CamelCase) and
+`<<NAME>>` (upper case) in a path or a file replaced): src/businesses/<name>/ (a list-card tool, a downstream tool
+using `ctx.http`, a setting and a declared secret, an exactly-once tool with a side effect kept in a store with a
+DynamoDB table of its own, a task-capable export; its settings model, its stack.yaml and its requirements.txt),
+manifest/<name>.yaml, and tests/businesses/<name>/ (every branch of the tools through the public test kit, the
+table on DynamoDB Local, and conversations.py). Then installs its requirements into this Python, drafts the business's skill
+from its tools and manifest (`make skill`: src/businesses/<name>/skills/<name>-tools/SKILL.md) and records those
+conversations to events/<name>/, in-process, so the business's replay test passes at once. Refuses to overwrite
+anything.
 """
 
 from __future__ import annotations
@@ -15,11 +18,10 @@ import importlib
 import io
 import keyword
 import re
+import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-
-import record_events
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = Path(__file__).resolve().parent / "scaffold"
@@ -59,12 +61,19 @@ def planned(name: str, root: Path) -> dict[Path, str]:
     Returns:
         Path under `root` -> the file's text.
     """
-    title = name.replace("_", " ").capitalize()
+    names = {
+        "<<name>>": name,
+        "<<title>>": name.replace("_", " ").capitalize(),
+        "<<Name>>": "".join(word.capitalize() for word in name.split("_")),
+        "<<NAME>>": name.upper(),
+    }
     files = {}
     for template in sorted(TEMPLATES.rglob(f"*{SUFFIX}")):
         relative = str(template.relative_to(TEMPLATES)).removesuffix(SUFFIX).replace("<<name>>", name)
         text = template.read_text(encoding="utf-8")
-        files[root / relative] = text.replace("<<name>>", name).replace("<<title>>", title)
+        for placeholder, value in names.items():
+            text = text.replace(placeholder, value)
+        files[root / relative] = text
     return files
 
 
@@ -100,6 +109,36 @@ def scaffold(name: str, root: Path) -> list[Path]:
     return list(files)
 
 
+def install_requirements(name: str, root: Path) -> None:
+    """Install the new business's own pins into this Python (as make venv does), so its code imports.
+
+    Args:
+        name: The new business.
+        root: The repository root it was scaffolded into.
+
+    Raises:
+        SystemExit: pip could not install them (its message is printed).
+    """
+    requirements = root / "src" / "businesses" / name / "requirements.txt"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+            str(requirements),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"new-business: pip could not install {requirements}:\n{done.stderr}")
+
+
 def draft_skill(name: str, root: Path) -> Path:
     """Draft the new business's skill (`make skill`) from root's business and manifest.
 
@@ -130,6 +169,8 @@ def record(name: str, root: Path) -> list[Path]:
     Returns:
         The event files written.
     """
+    import record_events  # beside this script (run as one); `planned` is importable without it
+
     # root/src first: the handler finds the manifest (and the business) beside the framework it imports from.
     sys.path[:0] = [str(root / "src"), str(root)]
     server_log = io.StringIO()  # the handler's log lines: shown only if recording fails
@@ -151,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     for path in scaffold(args.name, root):
         print(f"created {path.relative_to(root)}")
+    install_requirements(args.name, root)
     print(f"drafted {draft_skill(args.name, root).relative_to(root)} (yours to edit: docs/skills.md)")
     recorded = record(args.name, root)
     print(f"recorded {len(recorded)} events to events/{args.name}/")

@@ -1,7 +1,8 @@
 """`make events BUSINESS=x`: record the conversations scripted in tests/businesses/<x>/conversations.py to
 events/<x>/.
 
-Each step is sent to the real Lambda handler and saved as NN_name.json (the API Gateway event) beside
+Each conversation runs against a fresh handler and a fresh business state (its `Business(on_cold_start=...)`
+hook), as the replay runs it. Each step is sent to the real Lambda handler and saved as NN_name.json (the API Gateway event) beside
 NN_name.expected.json (its answer), minted ids replaced by `{{placeholders}}`. Run it after a deliberate
 behaviour change, then review the diff: the business's replay test (`replay_conversations("<x>")` in
 tests/businesses/<x>/) compares the handler's answers with these files.

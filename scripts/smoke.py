@@ -23,13 +23,16 @@ from scripts.smoke_client import (
     Endpoint,
     Skipped,
     answer_of,
+    describe_stack,
     expect,
     http,
     parse_arguments,
     pick_tool,
     reached,
     result_of,
+    secret_keys,
     stack_url,
+    stack_value,
 )
 
 Check = Callable[[], str]
@@ -38,10 +41,13 @@ Check = Callable[[], str]
 class Smoke:
     """The checks, in order; each returns its PASS detail or raises CheckFailed / Skipped."""
 
-    def __init__(self, endpoint: Endpoint, options: argparse.Namespace) -> None:
+    def __init__(
+        self, endpoint: Endpoint, options: argparse.Namespace, clients: dict[str, Any] | None = None
+    ) -> None:
         self.endpoint = endpoint
         self.options = options
         self.auth_on = bool(endpoint.token)
+        self.clients = clients or {}  # AWS clients by service (default: boto3's, for STACK=)
 
     def checks(self) -> list[tuple[str, Check]]:
         return [
@@ -54,6 +60,7 @@ class Smoke:
             (f"initialize {LEGACY}", self.legacy_initialize),
             ("CORS preflight", self.preflight),
             (f"task round {MODERN}", self.task_round),
+            ("secret keys", self.secret_keys),
         ]
 
     def auth_challenge(self) -> str:
@@ -214,6 +221,26 @@ class Smoke:
         outcome = task.get("result") or {}
         expect(outcome.get("isError") is not True, f"task result is an error: {outcome.get('content')}")
         return f"{name}: completed"
+
+    def secret_keys(self) -> str:
+        if not self.options.stack:
+            raise Skipped("needs STACK= (its BusinessName parameter and SecretArn output)")
+        from mcp_lambda.composition import load_business  # the business's declared keys, from this checkout
+
+        stack = describe_stack(self.options.stack, self.clients.get("cloudformation"))
+        business = load_business(stack_value(stack, "Parameter", "BusinessName"))
+        if business.secrets is None:
+            raise Skipped(f"business {business.name} declares no secret keys (Business(secrets=[...]))")
+        if not business.secrets:
+            return f"business {business.name} reads no secret of its own"
+        secret = stack_value(stack, "Output", "SecretArn")
+        present = secret_keys(secret, self.clients.get("secretsmanager"))
+        missing = [key for key in business.secrets if key not in present]
+        expect(
+            not missing,
+            f"missing from the deployed secret {secret}: {', '.join(missing)} (docs/deploy.md#set-the-secrets-value)",
+        )
+        return f"{', '.join(business.secrets)}: present in {secret}"
 
 
 def run(smoke: Smoke, out: Any = None) -> int:

@@ -130,6 +130,44 @@ def pick_tool(tools: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
     raise Skipped("no tool is readOnlyHint with no required argument (name one with TOOL= and ARGS=)")
 
 
+def describe_stack(stack: str, client: Any = None) -> dict[str, Any]:
+    """A CloudFormation stack's description (its Parameters and Outputs).
+
+    Args:
+        stack: The stack name (`mcp-demo`).
+        client: A CloudFormation client; a boto3 one (default region and credentials) when None.
+
+    Returns:
+        The stack, as DescribeStacks gives it.
+
+    Raises:
+        CheckFailed: AWS refused or could not be asked (no region, no credentials, no such stack).
+    """
+    import botocore.exceptions  # only the STACK path needs AWS
+
+    try:
+        if client is None:
+            import boto3
+
+            client = boto3.client("cloudformation")
+        stacks = client.describe_stacks(StackName=stack)["Stacks"]
+    except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as error:
+        raise CheckFailed(f"describe_stacks {stack}: {error}") from None
+    return dict(stacks[0]) if stacks else {"StackName": stack}
+
+
+def stack_value(description: dict[str, Any], kind: str, key: str) -> str:
+    """An output (`kind="Output"`) or a parameter (`kind="Parameter"`) of a described stack.
+
+    Raises:
+        CheckFailed: The stack has no such output or parameter.
+    """
+    for entry in description.get(f"{kind}s", []):
+        if entry.get(f"{kind}Key") == key:
+            return str(entry[f"{kind}Value"])
+    raise CheckFailed(f"stack {description.get('StackName')} has no {key} {kind.lower()}")
+
+
 def stack_url(stack: str, client: Any = None) -> str:
     """The `McpUrl` output of a CloudFormation stack.
 
@@ -144,20 +182,44 @@ def stack_url(stack: str, client: Any = None) -> str:
         CheckFailed: AWS refused or could not be asked (no region, no credentials, no such stack), or the stack
             has no `McpUrl` output.
     """
-    import botocore.exceptions  # only the STACK path needs AWS
+    return stack_value(describe_stack(stack, client), "Output", "McpUrl")
+
+
+def secret_keys(secret_id: str, client: Any = None) -> set[str]:
+    """The keys of a Secrets Manager secret (a JSON object) that have a value; never the values.
+
+    Args:
+        secret_id: The secret's ARN or name.
+        client: A Secrets Manager client; a boto3 one when None.
+
+    Returns:
+        The keys whose value is a non-empty string.
+
+    Raises:
+        CheckFailed: AWS refused or could not be asked, or the secret is not a JSON object.
+    """
+    import botocore.exceptions
 
     try:
         if client is None:
             import boto3
 
-            client = boto3.client("cloudformation")
-        stacks = client.describe_stacks(StackName=stack)["Stacks"]
+            client = boto3.client("secretsmanager")
+        text = client.get_secret_value(SecretId=secret_id).get("SecretString") or ""
     except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as error:
-        raise CheckFailed(f"describe_stacks {stack}: {error}") from None
-    for output in stacks[0].get("Outputs", []) if stacks else []:
-        if output.get("OutputKey") == "McpUrl":
-            return str(output["OutputValue"])
-    raise CheckFailed(f"stack {stack} has no McpUrl output")
+        code = getattr(error, "response", {}).get("Error", {}).get("Code", type(error).__name__)
+        if code == "ResourceNotFoundException":
+            return set()  # created empty by the stack: no value was ever put
+        raise CheckFailed(f"get_secret_value {secret_id}: {code}") from None
+    try:
+        values = json.loads(text)
+    except ValueError:
+        values = None
+    if not isinstance(values, dict):
+        raise CheckFailed(
+            f"the secret {secret_id} is not a JSON object (docs/deploy.md#set-the-secrets-value)"
+        )
+    return {key for key, value in values.items() if isinstance(value, str) and value}
 
 
 def parse_arguments(text: str | None, flag: str) -> dict[str, Any]:

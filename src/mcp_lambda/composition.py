@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .app import create_app
+from .apps import CardViewSet
 from .aws import AwsBudget
 from .calls.exactly_once import ExactlyOnceCalls
 from .calls.executor import ToolExecutor
@@ -23,6 +24,7 @@ from .downstream import HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
 from .observability import ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient
+from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
 from .protocol.features import FeatureMethods
 from .protocol.legacy import LegacyEra
@@ -164,11 +166,14 @@ def build_server(
 
     Raises:
         ManifestError: The business's manifest is invalid.
+        CardViewError: `Business(card_views=...)` does not fit the manifest or the tools.
         SettingsError: `TOOL_QUOTAS` names a tool the business does not have.
     """
     logger = get_logger(business.name, settings.log_format)
     configure_process()
-    result_check, result_view, output_schemas = bind_business_manifest(settings, business)
+    result_check, result_view, output_schemas, manifest = bind_business_manifest(settings, business)
+    # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
+    apps = AppViews(CardViewSet.build(business, manifest))
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
     http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
     services = Services(
@@ -228,10 +233,10 @@ def build_server(
 
         task_methods = TasksOnFirstUse(build_task_methods)
     page_size = settings.tools_page_size
-    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods)
+    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
     catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
     skills = SkillMethods(catalog, page_size) if catalog else None
-    features = FeatureMethods(business, contexts, rounds, page_size, logger, skills)
+    features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)
     info = server_info_of(business)
     return McpServer(
         LegacyEra(business, tools, features, sessions or build_store("sessions", settings), info, logger),
@@ -273,6 +278,8 @@ def build_runtime(
     """
     settings = settings or get_settings()
     business = business or load_business(settings.business)
+    if business.on_cold_start is not None:
+        business.on_cold_start()  # a new container's state: recordings, replays and test clients each get one
     logger = get_logger(business.name, settings.log_format)
     sessions = sessions or build_store("sessions", settings)
     idempotency = idempotency or build_store("exactly_once", settings)

@@ -7,6 +7,7 @@ Every value handed out is registered for log redaction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -164,6 +165,25 @@ def build_secret_source(settings: Settings, env_file: Path = ENV_FILE) -> Secret
     return NoSecrets()
 
 
+def missing_secrets(declared: Iterable[str], source: SecretSource) -> list[tuple[str, str]]:
+    """The declared keys `source` cannot give, each with why (`missing`, `not configured`, ...).
+
+    Args:
+        declared: The keys a business declares (`Business(secrets=[...])`).
+        source: Where the function would read them.
+
+    Returns:
+        (key, reason) pairs, in declaration order; empty when every key has a value. Never a value.
+    """
+    missing = []
+    for name in declared:
+        try:
+            source.get(name)
+        except SecretUnavailable as exc:
+            missing.append((name, exc.reason))
+    return missing
+
+
 def _checked(name: str, value: object, looked_in: str) -> str:
     if value is None or value == "":
         raise SecretUnavailable(name, "missing", looked_in)
@@ -188,4 +208,5 @@ __all__ = [
     "SecretUnavailable",
     "SecretsManagerSource",
     "build_secret_source",
+    "missing_secrets",
 ]

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from scripts.stack_compose import main as compose_main
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS_MK = (ROOT / "mk" / "checks.mk").read_text()
@@ -24,8 +25,12 @@ def test_the_checkers_are_pinned_in_their_own_ignored_virtualenv_and_part_of_lin
     assert "'checkov==$(CHECKOV_VERSION)'" in CHECKS_MK
     assert "'cfn-lint-serverless==$(CFN_LINT_SERVERLESS_VERSION)'" in CHECKS_MK
     assert re.search(r"^lint: checks$", CHECKS_MK, re.M)
-    # deploy/*.yaml templates are checked as soon as they exist.
-    assert "CHECK_TEMPLATES := template.yaml $(wildcard deploy/*.yaml)" in CHECKS_MK
+    # Every business's composed stack and the deploy/*.yaml templates are checked as soon as they exist.
+    assert (
+        "CHECK_TEMPLATES = template.yaml $(wildcard $(STACKS_DIR)/*.template.yaml) $(wildcard deploy/*.yaml)"
+        in CHECKS_MK
+    )
+    assert re.search(r"^checks: \$\(CHECKS_VENV\)/\.installed stacks ", CHECKS_MK, re.M)
     # Offline once installed: no guideline download, no update check.
     assert "--skip-download" in CHECKS_MK and "CKV_SKIP_PACKAGE_UPDATE_CHECK=true" in CHECKS_MK
     ignored = subprocess.run(
@@ -34,8 +39,16 @@ def test_the_checkers_are_pinned_in_their_own_ignored_virtualenv_and_part_of_lin
     assert ignored == 0, ".venv-checks must be ignored by git"
 
 
-def templates() -> list[Path]:
-    return [ROOT / "template.yaml", *sorted((ROOT / "deploy").glob("*.yaml"))]
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Every business's stack, composed as make stacks composes it."""
+    out = tmp_path_factory.mktemp("stacks")
+    assert compose_main(["--all", str(out)]) == 0
+    return sorted(out.glob("*.template.yaml"))
+
+
+def templates(stacks: list[Path]) -> list[Path]:
+    return [ROOT / "template.yaml", *stacks, *sorted((ROOT / "deploy").glob("*.yaml"))]
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
@@ -46,10 +59,10 @@ def _run(*command: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_checkov_finds_nothing_failing_in_the_templates() -> None:
+def test_checkov_finds_nothing_failing_in_the_templates(stacks: list[Path]) -> None:
     if not (VENV / ".installed").exists():
         pytest.skip("checkov not installed (make checks, part of make lint, installs it)")
-    files = [arg for path in templates() for arg in ("-f", str(path.relative_to(ROOT)))]
+    files = [arg for path in templates(stacks) for arg in ("-f", str(path))]
     done = _run(
         str(VENV / "bin" / "checkov"),
         "--quiet",
@@ -63,9 +76,9 @@ def test_checkov_finds_nothing_failing_in_the_templates() -> None:
     assert re.search(r"Failed checks: 0,", done.stdout), done.stdout
 
 
-def test_the_serverless_rules_find_nothing_in_the_templates() -> None:
+def test_the_serverless_rules_find_nothing_in_the_templates(stacks: list[Path]) -> None:
     if not (VENV / ".installed").exists():
         pytest.skip("cfn-lint-serverless not installed (make checks, part of make lint, installs it)")
-    files = [str(path.relative_to(ROOT)) for path in templates()]
+    files = [str(path) for path in templates(stacks)]
     done = _run(str(VENV / "bin" / "cfn-lint"), "--append-rules", "cfn_lint_serverless.rules", "--", *files)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -47,16 +47,28 @@ def test_a_package_without_business_is_a_business_error(monkeypatch: pytest.Monk
 
 def test_discovery_lists_the_shipped_then_the_dev_businesses() -> None:
     known = discovery.known_businesses()
-    assert known[:1] == ["demo"] and "conformance" in known
+    assert "demo" in known and "conformance" in known
     assert known.index("demo") < known.index("conformance")
 
 
-def test_the_dev_loader_names_the_known_businesses_when_one_is_missing() -> None:
+def test_discovery_lists_every_business_beside_the_demo(more_businesses: tuple[str, ...]) -> None:
+    known = discovery.known_businesses()
+    assert {"demo", "conformance", *more_businesses} <= set(known)
+    assert [discovery.load_business(name).name for name in more_businesses] == list(more_businesses)
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["demo-alone", "with-more-businesses"])
+def test_the_dev_loader_names_the_known_businesses_when_one_is_missing(
+    beside: bool, request: pytest.FixtureRequest
+) -> None:
+    more = request.getfixturevalue("more_businesses") if beside else ()
     with pytest.raises(BusinessNotFound) as caught:
         discovery.load_business("nobiz")
-    message = str(caught.value)
-    assert message.startswith("business 'nobiz' not found; known: demo, ")
-    assert "conformance" in message and message.endswith("(a business is a package src/businesses/<name>/)")
+    known = discovery.known_businesses()
+    assert set(more) <= set(known)
+    assert str(caught.value) == (
+        f"business 'nobiz' not found; known: {', '.join(known)} (a business is a package src/businesses/<name>/)"
+    )
     assert discovery.load_business("demo") is DEMO
 
 

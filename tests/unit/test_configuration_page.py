@@ -43,6 +43,7 @@ OTHER_VARIABLES = [
     "MCP_DDB_DIR",
     "MCP_OAUTH_DIR",
     "MCP_TOOLS_CACHE",
+    "DEPLOY_PARAMS",
 ]
 # The system's own, read to find programs, never a setting of ours.
 SYSTEM_VARIABLES = {"PATH"}

@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from scripts.package_deps import conflicts, pins, requirement_lines
+from scripts.stack_compose import budget_mb, business_template, dump
+from tests.support.cloudformation import CloudFormationLoader
 from tests.unit.test_business_test_imports import forbidden_imports
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,3 +197,25 @@ def test_a_name_that_is_not_a_package_name_is_refused(name: str, tmp_path: Path)
     done = _run(tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), name, "--root", ".")
     assert done.returncode != 0 and "lower-case letters" in done.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_the_scaffold_declares_a_setting_a_secret_a_table_with_its_policy_and_a_pin(
+    scaffolded: tuple[Path, str],
+) -> None:
+    root, _ = scaffolded
+    package = root / PACKAGE
+    composed = yaml.load(dump(business_template("shop", root / "src")), Loader=CloudFormationLoader)
+    function = composed["Resources"]["McpFunction"]["Properties"]
+
+    assert 'env_prefix="SHOP_"' in (package / "settings.py").read_text()
+    assert "secrets=[KEY_SECRET]" in (package / "__init__.py").read_text()
+    assert composed["Resources"]["ShopReservationsTable"]["Type"] == "AWS::DynamoDB::Table"
+    assert function["Environment"]["Variables"]["SHOP_RESERVATIONS_TABLE"] == {"Ref": "ShopReservationsTable"}
+    assert function["Environment"]["Variables"]["SHOP_STOCK_URL"] == {"Ref": "ShopStockUrl"}
+    [statement] = [s for s in function["Policies"][0]["Statement"] if s.get("Sid") == "ShopReservationsTable"]
+    assert statement["Action"] == ["dynamodb:GetItem", "dynamodb:PutItem"]
+    assert statement["Resource"] == {"Fn::GetAtt": ["ShopReservationsTable", "Arn"]}
+    requirements = package / "requirements.txt"
+    assert requirement_lines(requirements) == ["python-ulid==4.1.0"]
+    assert conflicts(requirements, pins(ROOT / "src" / "requirements.txt")) == []
+    assert budget_mb("shop", root / "src") == 2.0

@@ -16,6 +16,7 @@ from scripts.package_check import main as check_main
 from scripts.package_stage import StageError, stage
 from scripts.skills_compile import main as compile_skills
 from scripts.tool_schemas_compile import main as compile_tool_schemas
+from tests.support.cloudformation import load_template
 
 from mcp_lambda.testing.apigateway import http_event
 
@@ -76,13 +77,40 @@ def test_the_staged_tree_holds_the_demo_alone_and_no_development_only_module(sta
     assert (ROOT / "src" / "mcp_lambda" / "testing" / "__init__.py").is_file()
 
 
-def test_the_staged_template_is_template_yaml_with_the_code_uri_pointing_at_the_stage(tmp_path: Path) -> None:
+def test_the_staged_template_is_the_demos_stack_with_the_code_uri_pointing_at_the_stage(
+    tmp_path: Path,
+) -> None:
     template = stage("demo", tmp_path / "stage")
-    original = (ROOT / "template.yaml").read_text()
+    staged, original = load_template(template), load_template(ROOT / "template.yaml")
+    fragment = load_template(ROOT / "src" / "businesses" / "demo" / "stack.yaml")
 
     assert template == tmp_path / "stage" / "demo.template.yaml"
-    assert template.read_text() == original.replace("CodeUri: src/", "CodeUri: demo/")
+    assert staged["Resources"]["McpFunction"]["Properties"].pop("CodeUri") == "demo/"
+    variables = staged["Resources"]["McpFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables.pop("DEMO_INVENTORY_URL") == {"Ref": "DemoInventoryUrl"}
+    assert staged["Parameters"].pop("DemoInventoryUrl") == fragment["Parameters"]["DemoInventoryUrl"]
+    original["Resources"]["McpFunction"]["Properties"].pop("CodeUri")
+    assert staged == original
     assert (template.parent / "demo" / "mcp_lambda" / "handler.py").is_file()
+    assert not (template.parent / "demo" / "businesses" / "demo" / "stack.yaml").exists()
+
+
+def test_staging_refuses_a_business_whose_stack_redefines_a_framework_name(
+    source: Path, tmp_path: Path
+) -> None:
+    (source / "businesses" / "other" / "stack.yaml").write_text(
+        "Parameters:\n  AuthMode: {Type: String}\nFunction:\n  Environment:\n    SESSIONS_TABLE: x\n"
+    )
+    with pytest.raises(StageError) as refused:
+        stage("other", tmp_path / "stage", source)
+    assert str(refused.value).splitlines() == [
+        "src/businesses/other/stack.yaml: Parameters.AuthMode redefines the framework's AuthMode: give it a name "
+        "of the business's own",
+        "src/businesses/other/stack.yaml: Function.Environment.SESSIONS_TABLE redefines the framework's variable "
+        "SESSIONS_TABLE: prefix the business's variables with its name (a prefixed settings model, "
+        "docs/configuration.md)",
+    ]
+    assert not (tmp_path / "stage").exists()
 
 
 def test_staging_refuses_an_unknown_business_or_a_bad_name(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ BUSINESS_MODULES = sorted(path for tree in BUSINESS_TREES if tree.is_dir() for p
 PUBLIC = (
     "mcp_lambda.tools",
     "mcp_lambda.tools.errors",
-)  # the authoring API and the exceptions a tool catches
+    "mcp_lambda.tools.cards",
+)  # the authoring API, the exceptions a tool catches, and the MCP Apps card views (docs/cards.md)
 
 
 def _framework_imports(path: Path) -> list[tuple[int, str]]:

@@ -56,15 +56,20 @@ CONVERSATIONS = {
 MINTED = {"order_id": r"ord_[0-9a-f]{12}"}
 
 
+def _throwaway(name: str, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """businesses.<name>, a throwaway business package under tmp_path."""
+    package = tmp_path / "code" / "businesses" / name
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(textwrap.dedent(source))
+    monkeypatch.setattr(businesses, "__path__", [*businesses.__path__, str(package.parent)])
+    yield name
+    sys.modules.pop(f"businesses.{name}", None)
+
+
 @pytest.fixture
 def tinyshop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """businesses.tinyshop, a throwaway business package under tmp_path."""
-    package = tmp_path / "code" / "businesses" / "tinyshop"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(textwrap.dedent(SHOP))
-    monkeypatch.setattr(businesses, "__path__", [*businesses.__path__, str(package.parent)])
-    yield "tinyshop"
-    sys.modules.pop("businesses.tinyshop", None)
+    yield from _throwaway("tinyshop", SHOP, tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -188,3 +193,48 @@ def test_make_events_for_a_business_without_a_conversation_file_says_what_to_wri
     assert main(["no_such_business"]) == 2
     assert "write tests/businesses/no_such_business/conversations.py" in capsys.readouterr().err
     assert not (EVENTS_DIR / "no_such_business").exists()
+
+
+COUNTER = """
+    from mcp_lambda.tools import Business, ToolResult, execution_result, tool
+
+    CALLS = []  # in-memory state, as a container keeps it
+
+
+    def fresh() -> None:
+        CALLS.clear()
+
+
+    @tool(description="Use to count this container's calls. Not for anything else.")
+    def count() -> ToolResult:
+        CALLS.append(1)
+        return execution_result({"calls": len(CALLS)})
+
+
+    BUSINESS = Business(name="tinycounter", tools=[count], on_cold_start=fresh)
+"""
+COUNT = [
+    Request("count", body=modern("tools/call", {"name": "count", "arguments": {}}, 1),
+            headers=modern_headers("tools/call", "count")),
+]  # fmt: skip
+
+
+@pytest.fixture
+def tinycounter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """businesses.tinycounter: a business with in-memory state, emptied by its on_cold_start hook."""
+    yield from _throwaway("tinycounter", COUNTER, tmp_path, monkeypatch)
+
+
+def test_each_conversation_is_recorded_and_replayed_against_a_fresh_business_state(
+    tinycounter: str, tmp_path: Path
+) -> None:
+    events = tmp_path / "events"
+    record_conversations(tinycounter, {"first": COUNT, "second": COUNT}, events_dir=events)
+
+    answers = [
+        json.loads((events / tinycounter / name / "01_count.expected.json").read_text())["body"]["result"]
+        for name in ("first", "second")
+    ]
+    assert [answer["structuredContent"]["calls"] for answer in answers] == [1, 1]
+    for name in ("second", "first", "second"):  # any order, any number of times
+        replay_conversation(tinycounter, events / tinycounter / name)

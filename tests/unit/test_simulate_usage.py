@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.more_businesses import NAMES, pythonpath_with, write_businesses
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_TOOLS = (
     "search_routes, search_routes_for_reference, search_products, subscribe_product, list_subscriptions, "
@@ -45,12 +47,23 @@ def test_a_near_miss_tool_name_gets_a_hint() -> None:
     assert "has no tool 'search_product'; did you mean 'search_products'?" in line
 
 
-def test_an_unknown_business_is_one_line_listing_the_known_ones() -> None:
-    done = _simulate("--business", "nobiz", "--tool", "x")
+def test_an_unknown_business_is_one_line_listing_the_known_ones(tmp_path: Path) -> None:
+    more = write_businesses(tmp_path)
+    done = _simulate("--business", "nobiz", "--tool", "x", PYTHONPATH=pythonpath_with(more))
     assert done.returncode == 2 and "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("simulate: business 'nobiz' not found; known: ")
+    assert line.endswith(" (a business is a package src/businesses/<name>/)")
+    known = line.split("known: ", 1)[1].split(" (", 1)[0].split(", ")
+    assert {"demo", "conformance", *NAMES} <= set(known) and len(known) == len(set(known))
+
+
+def test_the_demo_is_simulated_whichever_businesses_are_beside_it(tmp_path: Path) -> None:
+    more = write_businesses(tmp_path)
+    done = _simulate("--business", "demo", "--tool", "nosuch", PYTHONPATH=pythonpath_with(more))
+    assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "simulate: business 'nobiz' not found; known: demo, conformance "
-        "(a business is a package src/businesses/<name>/)"
+        f"simulate: business 'demo' has no tool 'nosuch'; known: {DEMO_TOOLS}"
     ]
 
 

@@ -131,7 +131,12 @@ def test_a_healthy_endpoint_passes_every_check_but_auth(
     assert [name for name, line in lines.items() if not line.startswith("PASS")] == [
         "auth challenge",
         "protected resource metadata",
+        "secret keys",
     ]
+    assert (
+        lines["secret keys"]
+        == "SKIP  secret keys: needs STACK= (its BusinessName parameter and SecretArn output)"
+    )
     assert lines["tools/call 2026-07-28"] == "PASS  tools/call 2026-07-28: list_things"
     assert fake.seen.count("DELETE") == 2  # the session's, and the 2024-11-05 one the smoke leaves behind
 

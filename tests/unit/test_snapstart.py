@@ -220,5 +220,5 @@ def test_jwt_mode_in_a_package_without_pyjwt_stops_at_start_up_saying_how_to_bui
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "jwt" else real(name, *a)
     )
-    with pytest.raises(SettingsError, match="make build JWT=1"):
+    with pytest.raises(SettingsError, match=r"make build DEPLOY_PARAMS=\"AuthMode=jwt"):
         Authenticator(Settings(auth_mode="jwt", auth_issuer="https://issuer.example"))

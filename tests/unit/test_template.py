@@ -428,7 +428,9 @@ def _requirement_names(path: Path) -> set[str]:
 def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     bundled = _requirement_names(ROOT / "src" / "requirements.txt")
-    jwt_only = _requirement_names(ROOT / "mk" / "requirements-jwt.txt")  # make build JWT=1 adds them
+    jwt_only = _requirement_names(
+        ROOT / "mk" / "requirements-jwt.txt"
+    )  # make build adds them for AuthMode=jwt
     declared = {re.split(r"[\[=<>~ ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]}
 
     # PyYAML reads manifests at build time only (make build compiles them to JSON): it never ships.
@@ -437,7 +439,8 @@ def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     assert {"pyjwt", "cryptography"} <= jwt_only
     build = (ROOT / "mk" / "aws.mk").read_text()
     assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest" in build
-    assert "mk/requirements-jwt.txt" in build and "package_size.py" in build
+    assert "scripts/package_deps.py" in build and "package_size.py" in build
+    assert "mk/requirements-jwt.txt" in (ROOT / "scripts" / "package_deps.py").read_text()
 
 
 def test_snapstart_is_one_parameter_off_by_default_on_the_published_version_behind_the_alias(

@@ -271,6 +271,38 @@ def unchecked_note(settings: Settings) -> str:
     return "" if path.exists() else f" (no manifest: tool results are served unchecked; looked for {path})"
 
 
+def secrets_note(settings: Settings, env_file: Path | None = None) -> str | None:
+    """The start-up line naming the secret keys the business declares and `make run` cannot find (None: all found).
+
+    Args:
+        settings: The settings (the business, `SECRET_ID`).
+        env_file: The `.env.local` to look in (default: the repository's).
+
+    Returns:
+        One line, keys and reasons only (never a value), or None.
+    """
+    from mcp_lambda.composition import load_business
+    from mcp_lambda.secrets import ENV_FILE, build_secret_source, missing_secrets
+
+    business = load_business(settings.business)
+    if not business.secrets:
+        return None
+    env_file = env_file or ENV_FILE
+    missing = missing_secrets(business.secrets, build_secret_source(settings, env_file))
+    if not missing:
+        return None
+    where = (
+        f"the secret SECRET_ID={settings.secret_id}"
+        if settings.secret_id
+        else f"{env_file} (name=value lines)"
+    )
+    listed = ", ".join(f"{name} ({reason})" for name, reason in missing)
+    return (
+        f"make run: business '{business.name}' declares secrets it cannot find: {listed}; put them in {where}: "
+        "until then the tools that read them answer 50020"
+    )
+
+
 def serve(
     host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
 ) -> None:
@@ -313,6 +345,9 @@ def serve(
     )
     if inventory is not None:
         print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
+    note = secrets_note(settings)
+    if note is not None:
+        print(note, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -33,8 +33,19 @@ CONTENT_TYPES = {
 SECURITY_HEADERS = {
     "content-security-policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
+        # The MCP Apps panel: the sandbox proxy on the other loopback name, as a web host frames it.
+        "frame-src http://127.0.0.1:* http://localhost:*"
     ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+# The MCP Apps sandbox proxy is framed by the page from the other loopback name, and the views it loads inherit
+# its policy (srcdoc): only who may frame it is fixed here; each view's own CSP comes with the view.
+SANDBOX_FILES = frozenset({"sandbox.html", "sandbox.js"})
+SANDBOX_HEADERS = {
+    "content-security-policy": "frame-ancestors http://127.0.0.1:* http://localhost:*",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "cache-control": "no-store",
@@ -101,18 +112,25 @@ class SimulatorRoutes:
         if "/" in name or suffix not in CONTENT_TYPES or not file.is_file():
             self._json(request, 404, {"error": f"no file {name}"})
             return
-        self._send(request, 200, CONTENT_TYPES[suffix], file.read_bytes())
+        headers = SANDBOX_HEADERS if name in SANDBOX_FILES else SECURITY_HEADERS
+        self._send(request, 200, CONTENT_TYPES[suffix], file.read_bytes(), headers)
 
     def _json(self, request: BaseHTTPRequestHandler, status: int, body: Any) -> None:
         self._send(request, status, "application/json", json.dumps(body, ensure_ascii=False).encode())
 
     @staticmethod
-    def _send(request: BaseHTTPRequestHandler, status: int, content_type: str, payload: bytes) -> None:
+    def _send(
+        request: BaseHTTPRequestHandler,
+        status: int,
+        content_type: str,
+        payload: bytes,
+        headers: dict[str, str] = SECURITY_HEADERS,
+    ) -> None:
         if status >= 400:  # a refused request's body may be unread: do not reuse the connection
             request.close_connection = True
         request.send_response(status)
         request.send_header("content-type", content_type)
-        for name, value in SECURITY_HEADERS.items():
+        for name, value in headers.items():
             request.send_header(name, value)
         request.send_header("content-length", str(len(payload)))
         request.end_headers()

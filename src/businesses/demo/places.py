@@ -117,3 +117,21 @@ def _haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     dp, dl = p2 - p1, math.radians(lon2 - lon1)
     a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
     return 6371.0 * 2 * math.asin(math.sqrt(a))
+
+
+def route_of(route_id: str) -> Route | None:
+    """The route a `route_id` names (origin, destination, mode and day are all in it); None for any other id."""
+    rest = route_id.removeprefix("route_")
+    origin = next((place for place in PLACES if rest.startswith(f"{place}_")), None)
+    rest = rest[len(origin) + 1 :] if origin else ""
+    destination = next((place for place in PLACES if rest.startswith(f"{place}_")), None)
+    rest = rest[len(destination) + 1 :] if destination else ""
+    mode, _, day = rest.partition("_")
+    if origin is None or destination is None or mode not in _MODES or origin == destination:
+        return None
+    try:
+        departure = None if day == "any-day" else date.fromisoformat(day)
+    except ValueError:
+        return None
+    route = plan(origin, destination, mode, departure)
+    return route if route.route_id == route_id else None

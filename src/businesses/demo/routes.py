@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from datetime import date
 from typing import Annotated
 
@@ -10,7 +12,7 @@ from pydantic import Field
 from mcp_lambda.tools import ToolAnnotations, ToolContext, ToolResult, business_error, entities, tool
 
 from . import codes
-from .places import MODE_HELP, PLACE_HELP, PlaceId, TravelMode, plan
+from .places import MODE_HELP, PLACE_HELP, PlaceId, TravelMode, plan, route_of
 
 Origin = Annotated[PlaceId, Field(description=f"Where the trip starts. One of: {PLACE_HELP}.")]
 Mode = Annotated[TravelMode, Field(description=f"How to travel. {MODE_HELP}")]
@@ -97,3 +99,30 @@ async def search_routes_for_reference(
         f"cheapest is {cheapest.mode} ({cheapest.price_yuan} yuan)."
     )
     return entities([route.as_entity() for route in routes], text=text)
+
+
+# Road modes are slower with the traffic right now (the demo's stand-in for a live traffic feed).
+TRAFFIC_SLOWDOWN = {"taxi": 0.25, "driving": 0.25, "transit": 0.0}
+
+
+@tool(
+    description=(
+        "Re-plans a route card's route with the traffic right now. The route card's Refresh button calls it "
+        "with the card's route_id; it is app-only (visibility ['app']): the model never lists or calls it."
+    ),
+    annotations=ToolAnnotations(title="Refresh a route", read_only=True, open_world=False),
+    safe_fields=("route_id",),
+    visibility=["app"],
+)
+async def refresh_route(
+    route_id: Annotated[str, Field(max_length=120, description="The route_id of the card's route.")],
+    ctx: ToolContext,
+) -> ToolResult:
+    route = route_of(route_id)
+    if route is None:
+        return business_error(codes.UNKNOWN_ROUTE, "No such route: plan it again with search_routes.")
+    delay = math.ceil(route.duration_minutes * TRAFFIC_SLOWDOWN[route.mode])
+    now = dataclasses.replace(route, duration_minutes=route.duration_minutes + delay)
+    entity = now.as_entity()
+    entity["summary"] = f"With the traffic now: about {now.duration_minutes} min ({delay} min of delays)."
+    return entities([entity], text=f"Refreshed: {entity['summary']}")

@@ -83,10 +83,11 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def require_jwt_support() -> None:
-    """AUTH_MODE=jwt needs PyJWT and cryptography, which a package built without `JWT=1` does not carry."""
+    """AUTH_MODE=jwt needs PyJWT and cryptography, which make build ships only for a stack with AuthMode=jwt."""
     if importlib.util.find_spec("jwt") is None or importlib.util.find_spec("cryptography") is None:
         raise SettingsError(
-            "AUTH_MODE=jwt needs PyJWT[crypto], which this package does not include: build it with make build JWT=1"
+            "AUTH_MODE=jwt needs PyJWT[crypto], which this package does not include: build it with AuthMode=jwt "
+            'in the deploy parameters (make build DEPLOY_PARAMS="AuthMode=jwt ...")'
         )
 
 

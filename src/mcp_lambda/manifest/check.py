@@ -13,7 +13,7 @@ from typing import Any
 from ..tools import ToolResult
 from ..tools.results import SUGGESTED_ACTIONS
 from .models import FieldSpec, Manifest
-from .visibility import leaked_fields, with_model_text
+from .visibility import hidden_node, leaked_fields, with_model_text
 
 MAX_VIOLATIONS = 20
 
@@ -75,6 +75,9 @@ class ToolCheck:
     allowed: frozenset[str]
     entities: Mapping[str, EntityCheck]
     manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
+    hidden: Mapping[str, Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )  # visibility.hidden_node
 
     @classmethod
     def compile(cls, manifest: Manifest, tool: str) -> ToolCheck:
@@ -94,6 +97,7 @@ class ToolCheck:
             allowed=frozenset(output.entity_types),
             entities=entities,
             manifest=manifest,
+            hidden={name: hidden_node(spec) for name, spec in manifest.entities.items()},
         )
 
     def __call__(self, result: ToolResult) -> list[str]:
@@ -108,7 +112,7 @@ class ToolCheck:
             self._check_entities(structured, out)
             # The text as it leaves the server (the executor settles it first; a direct check settles it here).
             settled = with_model_text(self.manifest, self.tool, result)
-            for path in leaked_fields(self.manifest, self.tool, settled):
+            for path in leaked_fields(self.manifest, self.tool, settled, self.hidden):
                 out.append(
                     f"{self.tool}: {path}: the field is llm_visible: false, but its value is in the result's "
                     f"text (content), which the model reads"

@@ -15,6 +15,7 @@ from ..tools import Business
 
 if TYPE_CHECKING:
     from .bound import ResultCheck, ResultView
+    from .models import Manifest
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 # Where a business's manifest is looked for without MANIFEST_DIR: the repo's, or one bundled beside the code.
@@ -39,8 +40,9 @@ def _find_manifest(bases: list[Path], name: str) -> Path | None:
 
 def bind_business_manifest(
     settings: Settings, business: Business
-) -> tuple[ResultCheck | None, ResultView | None, dict[str, dict[str, Any]]]:
-    """The manifest's result check, the view that settles the text the model reads, and the output schemas.
+) -> tuple[ResultCheck | None, ResultView | None, dict[str, dict[str, Any]], Manifest | None]:
+    """The manifest's result check, the view that settles the text the model reads, the output schemas, and the
+    manifest itself (its card bindings: docs/cards.md).
 
     A business that no manifest describes (no file in MANIFEST_DIR or the default locations) is served
     unchecked, with a warning naming the path looked at. A MANIFEST_DIR without the business's file while a
@@ -66,9 +68,9 @@ def bind_business_manifest(
             business.name,
             path,
         )
-        return None, None, {}
+        return None, None, {}, None
     from . import bind_manifest  # raises ManifestError at start when the manifest is invalid
 
     bound = bind_manifest(business, path)
     schemas = {spec.name: s for spec in business.tools if (s := bound.output_schema(spec.name)) is not None}
-    return bound.check, bound.model_text, schemas
+    return bound.check, bound.model_text, schemas, bound.manifest

@@ -112,7 +112,9 @@ def with_model_text(manifest: Manifest, tool: str, result: ToolResult) -> ToolRe
     return result.with_text(sentence_and_json(result.sentence, projection))
 
 
-def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str]:
+def leaked_fields(
+    manifest: Manifest, tool: str, result: ToolResult, hidden: Mapping[str, Any] | None = None
+) -> list[str]:
     """The hidden fields whose value the result's text carries: one path per leak, never the value.
 
     A hidden field is one declared `llm_visible: false` (its whole value, inside included); a string of
@@ -124,6 +126,7 @@ def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str
         manifest: The manifest.
         tool: The tool that answered.
         result: Its result.
+        hidden: `hidden_node` of each entity type, compiled once (the run-time check's); None computes them.
 
     Returns:
         Paths such as `entities[0].products[1].detail_url`, in order.
@@ -131,20 +134,76 @@ def leaked_fields(manifest: Manifest, tool: str, result: ToolResult) -> list[str
     entry = manifest.tools.get(tool)
     if result.is_error or entry is None or entry.output.kind != "entities":
         return []
-    texts = [block["text"] for block in result.content if isinstance(block.get("text"), str)]
-    if not texts:
+    text = "\n".join(block["text"] for block in result.content if isinstance(block.get("text"), str))
+    entities = list(declared_entities(manifest, result.structured_content))
+    # The common case, fast: no hidden value is in the text at all (only the fields on a way to a hidden one).
+    suspects: list[str] = []
+    for _, entity, spec in entities:
+        node = hidden.get(entity["entity_type"]) if hidden is not None else hidden_node(spec)
+        _hidden_strings(node, entity, suspects)
+    if not any(value in text for value in suspects):
         return []
-    hidden: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = []  # (path, hidden string)
     visible: list[str] = []
-    for index, entity, spec in declared_entities(manifest, result.structured_content):
+    for index, entity, spec in entities:
         for name, field in spec.fields.items():
             if name in entity and name != "entity_type":
-                _split(field, entity[name], f"entities[{index}].{name}", hidden, visible)
+                _split(field, entity[name], f"entities[{index}].{name}", found, visible)
     leaks: dict[str, None] = {}  # ordered, each path once
-    for path, value in hidden:
-        if any(value in text for text in texts) and not any(value in shown for shown in visible):
+    for path, value in found:
+        if value in text and not any(value in shown for shown in visible):
             leaks[path] = None
     return list(leaks)
+
+
+# What of a declared value is hidden: ALL of it, nothing (None), ("object", {field: node}) or ("array", node of
+# the items), keeping only the ways that lead to a hidden field.
+ALL = "all"
+
+
+def hidden_node(spec: EntitySpec) -> Any:
+    """The ways to the hidden fields of an entity spec (`entity_type` left out); compile it once per manifest.
+
+    Args:
+        spec: An entity spec.
+
+    Returns:
+        The pruned node `leaked_fields` walks first; None when nothing of the entity is hidden.
+    """
+    return _object_node({name: field for name, field in spec.fields.items() if name != "entity_type"})
+
+
+def _object_node(fields: Mapping[str, FieldSpec]) -> Any:
+    children = {name: child for name, field in fields.items() if (child := _node(field)) is not None}
+    return ("object", children) if children else None
+
+
+def _node(spec: FieldSpec) -> Any:
+    if not spec.llm_visible:
+        return ALL
+    if spec.type == "object" and spec.properties:
+        return _object_node(spec.properties)
+    if spec.type == "array" and spec.items is not None:
+        items = _node(spec.items)
+        return ("array", items) if items is not None else None
+    return None
+
+
+def _hidden_strings(node: Any, value: Any, out: list[str]) -> None:
+    """The strings of `value` the node marks hidden (as `_split` sorts them), MIN_LEAK_LENGTH or longer."""
+    if node is None:
+        return
+    if node == ALL:
+        out.extend(text for text in _strings(value) if len(text) >= MIN_LEAK_LENGTH)
+        return
+    kind, sub = node
+    if kind == "object" and isinstance(value, Mapping):
+        for name, child in sub.items():
+            if name in value:
+                _hidden_strings(child, value[name], out)
+    elif kind == "array" and isinstance(value, list):
+        for item in value:
+            _hidden_strings(sub, item, out)
 
 
 def _project(spec: FieldSpec | None, value: Any) -> Any:
@@ -153,7 +212,8 @@ def _project(spec: FieldSpec | None, value: Any) -> Any:
     if spec.type == "object" and spec.properties and isinstance(value, Mapping):
         return project_fields(spec.properties, value)
     if spec.type == "array" and spec.items is not None and isinstance(value, list):
-        return [_project(spec.items, item) for item in value]
+        # Items marked llm_visible: false are the card's: the model sees the list without them.
+        return [_project(spec.items, item) for item in value] if spec.items.llm_visible else []
     return value
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import deadlines
@@ -12,7 +12,8 @@ from ..deadlines import DeadlineExceeded
 from ..observability import ToolLogger, log_internal_error
 from ..tools import Business, InputRequired
 from ..tools.resources import ResourceNotFound, contents_for
-from ..wire import INTERNAL_ERROR, INVALID_PARAMS
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
+from .apps import AppViews
 from .contexts import ContextFactory
 from .jsonrpc import RpcError, service_unavailable
 from .pagination import listing
@@ -54,9 +55,13 @@ class FeatureMethods:
         page_size: int,
         logger: ToolLogger,
         skills: SkillMethods | None = None,
+        apps: AppViews | None = None,
     ) -> None:
         self.business = business
         self.skills = skills  # the Skills extension: its files are resources too
+        self.apps = apps or AppViews(
+            None
+        )  # MCP Apps: card views, resources only for a client that renders them
         self.contexts = contexts
         self.rounds = rounds
         self.logger = logger
@@ -65,10 +70,12 @@ class FeatureMethods:
     def has_resources(self) -> bool:
         return bool(self.business.resources or self.business.resource_templates or self.skills)
 
-    def capabilities(self, resources: dict[str, Any]) -> dict[str, Any]:
-        """What the business serves, with `resources` as the era describes it."""
+    def capabilities(
+        self, resources: dict[str, Any], client_capabilities: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """What the business serves to this client, with `resources` as the era describes it."""
         caps: dict[str, Any] = {}
-        if self.has_resources():
+        if self.has_resources() or self.apps.serves(client_capabilities or {}):
             caps["resources"] = resources
         if self.business.prompts:
             caps["prompts"] = {"listChanged": False}
@@ -78,7 +85,7 @@ class FeatureMethods:
 
     def handlers(self) -> dict[str, Handler]:
         table: dict[str, Handler] = {}
-        if self.has_resources():
+        if self.has_resources() or self.apps.views is not None:
             table.update(
                 {
                     "resources/list": self.resources_list,
@@ -96,22 +103,34 @@ class FeatureMethods:
 
     def subscription_handlers(self) -> dict[str, Handler]:
         """resources/(un)subscribe: accepted where sessions exist, though a Lambda never pushes updates."""
-        if not self.has_resources():
+        if not self.has_resources() and self.apps.views is None:
             return {}
         return {"resources/subscribe": self.subscribe, "resources/unsubscribe": self.subscribe}
 
+    def _require_resources(self, scope: CallScope, method: str) -> None:
+        """A business whose only resources are card views has none for a client without MCP Apps."""
+        if not self.has_resources() and not self.apps.serves(scope.client_capabilities):
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
     async def resources_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require_resources(scope, "resources/list")
         resources = [spec.to_wire() for spec in self.business.resources]
         if self.skills is not None:
             resources += self.skills.resources()
+        resources += self.apps.resources(scope)
         return listing("resources", resources, params, self._page_size, dict)
 
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require_resources(scope, "resources/templates/list")
         templates = self.business.resource_templates
         return listing("resourceTemplates", templates, params, self._page_size, lambda t: t.to_wire())
 
     async def resources_read(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require_resources(scope, "resources/read")
         uri = required_string(params, "uri")
+        view = self.apps.read(scope, uri)
+        if view is not None:
+            return view
         if self.skills is not None and self.skills.serves(uri):
             return self.skills.read(uri)
         try:
@@ -131,6 +150,7 @@ class FeatureMethods:
         return {"contents": [contents_for(uri, spec.mime_type, value)]}
 
     async def subscribe(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
+        self._require_resources(scope, "resources/subscribe")
         if not isinstance(params.get("uri"), str):
             raise RpcError(INVALID_PARAMS, "params.uri must be a string")
         return {}

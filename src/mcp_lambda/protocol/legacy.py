@@ -118,9 +118,10 @@ class LegacyEra:
             **features.subscription_handlers(),
         }
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
         resources = {"subscribe": True, "listChanged": False}
-        return {"tools": {"listChanged": False}, "logging": {}, **self.features.capabilities(resources)}
+        served = self.features.capabilities(resources, client_capabilities)
+        return {"tools": {"listChanged": False}, "logging": {}, **served}
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return system_error(
@@ -234,7 +235,7 @@ class LegacyEra:
             server_info.pop("title", None)
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(capabilities),
             "serverInfo": server_info,
         }
         if self.business.instructions:

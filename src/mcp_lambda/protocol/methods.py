@@ -8,6 +8,7 @@ from typing import Any
 from ..calls.exactly_once import ExactlyOnceCalls
 from ..tools import Business, InputRequired, ToolResult
 from ..wire import INSUFFICIENT_SCOPE, INVALID_PARAMS
+from .apps import AppViews
 from .contexts import ContextFactory, caller_of
 from .jsonrpc import RpcError
 from .pagination import listing
@@ -27,8 +28,12 @@ class ToolMethods:
         page_size: int,
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
         tasks: TaskApi | None = None,
+        apps: AppViews | None = None,
     ) -> None:
         self.business = business
+        self.apps = apps or AppViews(
+            None
+        )  # MCP Apps: `_meta.ui` and app-only tools, for a client that renders
         self.calls = calls  # the executor, behind the exactly-once store
         self.tasks = tasks
         self.contexts = contexts
@@ -51,12 +56,19 @@ class ToolMethods:
             # Only what this caller may call; and so a list no one else may be served from a cache.
             tools = [spec for spec in tools if scope.auth.allows(spec.scopes)]
             scope.caller_specific = True
-        return listing("tools", tools, params, self.page_size, lambda spec: self.tool_wire[spec.name])
+        tools = [spec for spec in tools if self.apps.visible(scope, spec)]
+        return listing(
+            "tools",
+            tools,
+            params,
+            self.page_size,
+            lambda spec: self.apps.tool_entry(scope, spec, self.tool_wire),
+        )
 
     async def tools_call(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         name = required_string(params, "name")
         spec = self.business.tool(name)
-        if spec is None:
+        if spec is None or not self.apps.visible(scope, spec):  # an app-only tool, to a client without views
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", data={"name": name})
         if not scope.auth.allows(spec.scopes):
             raise insufficient_scope(scope, spec.name, spec.scopes)

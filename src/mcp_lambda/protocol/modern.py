@@ -87,8 +87,9 @@ class ModernEra:
             if mirrored:
                 self.param_headers[spec.name] = mirrored
 
-    def capabilities(self) -> dict[str, Any]:
-        capabilities = {"tools": {"listChanged": False}, **self.features.capabilities({"listChanged": False})}
+    def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
+        served = self.features.capabilities({"listChanged": False}, client_capabilities)
+        capabilities = {"tools": {"listChanged": False}, **served}
         extensions: dict[str, Any] = {}
         if self.tasks is not None:
             extensions[TASKS_EXTENSION] = {}
@@ -240,7 +241,7 @@ class ModernEra:
         log_handshake(self.logger, "mcp_discovered", scope.protocol_version, scope.meta.get(META_CLIENT_INFO))
         result: dict[str, Any] = {
             "supportedVersions": list(STATELESS_REVISIONS),
-            "capabilities": self.capabilities(),
+            "capabilities": self.capabilities(dict(scope.client_capabilities)),
         }
         if self.business.instructions:
             result["instructions"] = self.business.instructions

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .client import DEFAULT_CAPABILITIES, McpTestClient
     from .errors import KitError, ProtocolError
     from .events import record_conversations, replay_conversation, replay_conversations
-    from .fakes import FakeService, ServiceRequest, StaticSecrets, fake_service
+    from .fakes import DeclaredSecrets, FakeService, ServiceRequest, StaticSecrets, fake_service
     from .framing import ERAS, MODERN, Era
     from .identity import (
         DEFAULT_AUDIENCE,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         invoke,
         make_settings,
     )
+    from .tables import BusinessTable, business_table
     from .tasks import TaskHandle, TaskState
     from .transports import HttpTransport, Transport
 
@@ -77,6 +78,9 @@ _EXPORTS = {
     "RoundResult": "results",
     "ServiceRequest": "fakes",
     "StaticSecrets": "fakes",
+    "DeclaredSecrets": "fakes",
+    "BusinessTable": "tables",
+    "business_table": "tables",
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
@@ -99,7 +103,9 @@ __all__ = [
     "DEFAULT_ISSUER",
     "ERAS",
     "MODERN",
+    "BusinessTable",
     "Completion",
+    "DeclaredSecrets",
     "Era",
     "FakeService",
     "HandlerTransport",
@@ -127,6 +133,7 @@ __all__ = [
     "ToolCallResult",
     "Transport",
     "authorizer_context",
+    "business_table",
     "compose_handler",
     "fake_service",
     "http_event",

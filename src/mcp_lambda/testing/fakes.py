@@ -6,13 +6,13 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..secrets import SecretUnavailable
+from ..secrets import SecretSource, SecretUnavailable
 
 
 class StaticSecrets:
@@ -41,6 +41,49 @@ class StaticSecrets:
         if not value:
             raise SecretUnavailable(name, "missing", "the test's StaticSecrets")
         return value
+
+
+# The framework's own keys in the business secret (multi round-trip state, log fingerprints): never declared.
+FRAMEWORK_SECRETS = frozenset({"request_state_key", "log_fingerprint_key"})
+
+
+class DeclaredSecrets:
+    """A secret source that gives a business only the keys it declares (`Business(secrets=[...])`).
+
+    The test kit puts it in front of a declaring business's secrets, so a tool that reads a key its business
+    does not declare fails its tests (error result 50020, the log line naming the fix) and the declared list,
+    which `make run` and the smoke check compare with the real secret, cannot drift from the code.
+
+    Args:
+        source: The secrets the test gives.
+        business: The business's name, for the message.
+        declared: The keys it declares.
+    """
+
+    def __init__(self, source: SecretSource, business: str, declared: Iterable[str]) -> None:
+        self.source = source
+        self.business = business
+        self.declared = frozenset(declared) | FRAMEWORK_SECRETS
+
+    def get(self, name: str) -> str:
+        """The secret's value, when the business declares it.
+
+        Args:
+            name: The key, as the tool asks for it.
+
+        Returns:
+            Its value.
+
+        Raises:
+            SecretUnavailable: The business does not declare it, or the source has no value for it.
+        """
+        if name not in self.declared:
+            raise SecretUnavailable(
+                name,
+                f"not declared by business '{self.business}' (add it to Business(secrets=[...]))",
+                "the business's declared secrets",
+            )
+        return self.source.get(name)
 
 
 @dataclass(frozen=True)

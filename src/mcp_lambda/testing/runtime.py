@@ -21,7 +21,7 @@ from ..settings import Settings, milliseconds
 from ..tools import Business
 from .apigateway import LocalContext, http_event, response_body
 from .errors import KitError
-from .fakes import StaticSecrets
+from .fakes import DeclaredSecrets, StaticSecrets
 from .identity import DEFAULT_ISSUER, LocalIssuer, shared_issuer
 from .results import HttpReply
 
@@ -207,7 +207,8 @@ class InProcessLambda:
     Args:
         business: The business to serve.
         settings: Setting overrides (`make_settings`), or a complete `Settings`.
-        secrets: The business secret as a dict, or any secret source; by default none at all.
+        secrets: The business secret as a dict, or any secret source; by default none at all. A business that
+            declares its keys (`Business(secrets=[...])`) reads only those (`DeclaredSecrets`).
         issuer: The issuer AUTH_MODE=jwt trusts; by default the process's shared one.
     """
 
@@ -224,8 +225,12 @@ class InProcessLambda:
         else:
             self.settings = make_settings(business, settings, issuer)
         self.issuer = issuer or (shared_issuer() if self.settings.auth_mode == "jwt" else None)
-        self.secrets: SecretSource = (
+        given: SecretSource = (
             StaticSecrets(secrets) if secrets is None or isinstance(secrets, Mapping) else secrets
+        )
+        # A business that declares its secret keys reads no other (Business(secrets=[...])).
+        self.secrets: SecretSource = (
+            given if business.secrets is None else DeclaredSecrets(given, business.name, business.secrets)
         )
         self.invoker = InProcessInvoker()
         self.handler = compose_handler(business, self.settings, self.secrets, self.invoker)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StartupError
+from .cards import CardViews
 from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
@@ -26,7 +27,8 @@ class Business:
     """What a business package exports as `BUSINESS`. Everything is listed explicitly: no import side effects.
 
     Tools are the platform contract; resources, prompts and completions are optional MCP features, advertised
-    only when present.
+    only when present. `secrets` declares the keys the tools read with `ctx.secret`; `on_cold_start` empties
+    the business's in-memory state whenever a runtime is built for it.
     """
 
     name: str
@@ -41,8 +43,17 @@ class Business:
     # The business's skills folder (one Agent Skills folder per skill, docs/skills.md), served over MCP (SEP-2640):
     # `skills=Path(__file__).with_name("skills")`.
     skills: Path | None = None
+    # MCP Apps views of the cards the manifest binds, and their buttons (docs/cards.md); None: generic views.
+    card_views: CardViews | None = None
     # A business's own exceptions and the error result each becomes: {OrderLocked: (40920, "order is locked")}.
     error_map: Mapping[type[BaseException], tuple[int, str]] = field(default_factory=dict)
+    # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
+    # smoke check name the missing ones; the test kit refuses any other key). None: not declared, not checked.
+    secrets: Sequence[str] | None = None
+    # Called each time a runtime is built for the business: once per container in Lambda; in tests for each
+    # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
+    # every conversation starts as a new container does.
+    on_cold_start: Callable[[], None] | None = None
     # Lookup tables built from the lists above.
     _tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
     _prompts_by_name: dict[str, PromptSpec] = field(init=False, repr=False, compare=False)
@@ -70,6 +81,12 @@ class Business:
                     f"business '{self.name}': error_map[{exc_type.__name__}] uses {code}, a code reserved for "
                     "the framework's own errors; use a code of the business's own"
                 )
+        if self.secrets is not None and (
+            isinstance(self.secrets, str) or not all(isinstance(key, str) and key for key in self.secrets)
+        ):
+            raise BusinessDefinitionError(
+                f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
+            )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})
         object.__setattr__(self, "_prompts_by_name", {spec.name: spec for spec in self.prompts})

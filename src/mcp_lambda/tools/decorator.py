@@ -14,6 +14,7 @@ from .options import (
     Quota,
     TaskConfig,
     ToolAnnotations,
+    checked_visibility,
     exactly_once_fields,
     parse_rate_limit,
     task_fields,
@@ -48,6 +49,7 @@ def tool(
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
     quota: str | None = None,
+    visibility: Sequence[str] | None = None,
 ) -> Callable[[Callable[P, R]], ToolSpec[P, R]]: ...
 
 
@@ -68,6 +70,7 @@ def tool(
     task: TaskConfig | None = None,
     rate_limit: str | None = None,
     quota: str | None = None,
+    visibility: Sequence[str] | None = None,
 ) -> ToolSpec[P, R] | Callable[[Callable[P, R]], ToolSpec[P, R]]:
     """Describe a function as a tool: `@tool` alone, or `@tool(...)` with the keywords below.
 
@@ -100,6 +103,9 @@ def tool(
             (anonymous callers share one count) in each window of the period, aligned to the epoch, counted by
             every container together (`PROTECTION_STORE`); over it, error result 42900 with `retry_after_ms`
             until the window ends. `TOOL_QUOTAS` overrides it without a code change. Checked after `rate_limit`.
+        visibility: Who may see and call the tool on an MCP Apps host (`_meta.ui.visibility`): None (both),
+            `["app"]` for a card action only the card's view calls (hidden from the model: a client that did not
+            declare the MCP Apps extension neither lists nor calls it), or `["model", "app"]` (docs/cards.md).
 
     Returns:
         The ToolSpec (bare form), or a decorator that makes one (called form).
@@ -134,6 +140,7 @@ def tool(
         required_scopes = _checked_scopes(tool_name, scopes)
         _check_rate(tool_name, "rate_limit", rate_limit, "5/second", parse_rate_limit)
         _check_rate(tool_name, "quota", quota, "100/hour", Quota.parse)
+        declared_visibility = checked_visibility(tool_name, visibility)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -156,6 +163,7 @@ def tool(
             before_task=before_task,
             rate_limit=rate_limit,
             quota=quota,
+            visibility=declared_visibility,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -12,6 +12,8 @@ from .schema import ToolSignatureError
 # Whether a call may run as a task (2026-07-28 `io.modelcontextprotocol/tasks`): never, the server's choice, always.
 TaskSupport = Literal["forbidden", "optional", "required"]
 TASK_MODES = ("optional", "required")
+# Who may see and call a tool (MCP Apps `_meta.ui.visibility`): the model, the card view in the host, or both.
+VISIBILITY_VALUES = ("model", "app")
 # Each typed hint and its wire key, in the order the spec lists them (and the wire carries them).
 HINT_OF_FIELD = {
     "read_only": "readOnlyHint",
@@ -144,6 +146,26 @@ def task_fields(tool_name: str, task: object) -> tuple[TaskSupport, Callable[...
     if task.before_start is not None and not callable(task.before_start):
         raise ToolSignatureError(f"tool '{tool_name}': task before_start must be a function")
     return task.mode, task.before_start
+
+
+def checked_visibility(tool_name: str, visibility: object) -> tuple[str, ...] | None:
+    """`@tool(visibility=...)` as the spec keeps it: None (not declared: model and app) or a tuple of values.
+
+    Raises:
+        ToolSignatureError: not a list of "model" / "app", empty, or one string.
+    """
+    if visibility is None:
+        return None
+    if isinstance(visibility, str) or not isinstance(visibility, Sequence):
+        raise ToolSignatureError(
+            f'tool \'{tool_name}\': visibility must be a list such as ["app"] or ["model", "app"]'
+        )
+    values = tuple(dict.fromkeys(visibility))
+    if not values or any(value not in VISIBILITY_VALUES for value in values):
+        raise ToolSignatureError(
+            f"tool '{tool_name}': visibility must name one or both of {', '.join(VISIBILITY_VALUES)}"
+        )
+    return values
 
 
 # The `limits` notation of one rate (limits.util.SINGLE_EXPR) and its granularities' lengths (months of 30 days,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from ..strict_json import strict_object
@@ -335,7 +336,10 @@ def sentence_and_json(sentence: str | None, value: Any) -> str:
     Returns:
         The text block's text.
     """
-    encoded = _json_text(value)
+    try:  # on every entities result: orjson is several times faster, with the same compact text
+        encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):  # not JSON: the executor's strict-JSON check says where
+        encoded = _json_text(value)
     return encoded if sentence is None else f"{sentence}\n{encoded}"
 
 

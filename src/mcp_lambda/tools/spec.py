@@ -58,6 +58,8 @@ class ToolSpec(Generic[P, R]):
     before_task: Callable[..., Any] | None = None
     rate_limit: str | None = None  # e.g. "5/second": per caller, per container (tools/rate_limits.py)
     quota: str | None = None  # e.g. "100/hour": per caller, across the fleet (tools/quotas.py)
+    # MCP Apps `_meta.ui.visibility` as declared (None: model and app); see `model_visible`.
+    visibility: tuple[str, ...] | None = None
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function with the same arguments, outside the server (no validation, no logging).
@@ -90,6 +92,11 @@ class ToolSpec(Generic[P, R]):
     def open_world(self) -> bool:
         """The tool reaches outside systems (`openWorldHint`); true unless declared."""
         return self._hint("openWorldHint")
+
+    @property
+    def model_visible(self) -> bool:
+        """The model may see and call the tool: visibility not declared, or declared with `"model"`."""
+        return self.visibility is None or "model" in self.visibility
 
     @property
     def runs_exactly_once(self) -> bool:

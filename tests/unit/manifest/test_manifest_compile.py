@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,18 @@ def test_the_deployed_function_checks_results_against_the_compiled_manifest_with
     tmp_path: Path,
 ) -> None:
     assert compile_manifests(tmp_path).returncode == 0
+    # The package also carries the demo's compiled skills index (make build writes it): a copy of the business
+    # with its _skills.json, ahead of the checkout's on the path.
+    package = tmp_path / "package"
+    shutil.copytree(
+        ROOT / "src" / "businesses", package / "businesses", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "skills_compile.py"), str(package)],
+        env=ENV,
+        check=True,
+        timeout=60,
+    )
     script = (
         "import json, sys\n"
         "from mcp_lambda_dev.local.events import LocalContext, http_event\n"
@@ -79,6 +92,7 @@ def test_the_deployed_function_checks_results_against_the_compiled_manifest_with
         "if 'outputSchema' in t), 'manifest': str(handler.runtime.manifest_path)}))\n"
     )
     env = {**ENV, "BUSINESS": "demo", "MANIFEST_DIR": str(tmp_path), "POWERTOOLS_METRICS_DISABLED": "true"}
+    env["PYTHONPATH"] = f"{package}:{env['PYTHONPATH']}"
     out = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True
     ).stdout

@@ -128,3 +128,31 @@ def test_the_entity_type_is_no_secret(bound: BoundManifest) -> None:
     result = entities([PRODUCTS], text="One product_list found.")
 
     assert bound.check("search_products", result) == []
+
+
+def test_hidden_list_items_and_nested_lists_are_found(tmp_path: Path) -> None:
+    path = tmp_path / "notes.yaml"
+    path.write_text(
+        "tools:\n  find: {output: {kind: entities, entity_types: [note]}}\n"
+        "entities:\n  note:\n    schema:\n"
+        "      note_id: {type: string, is_entity_id: true}\n"
+        "      codes: {type: array, items: {type: string, llm_visible: false}}\n"
+        "      grid:\n        type: array\n        items:\n          type: array\n"
+        "          items: {type: object, properties: {secret: {type: string, llm_visible: false}}}\n",
+        encoding="utf-8",
+    )
+    bound = BoundManifest.from_manifest(load_manifest(path))
+    note = {
+        "note_id": "n1",
+        "entity_type": "note",
+        "codes": ["ABC-123", "XYZ-789"],
+        "grid": [[{"secret": "s3cr3t!"}]],
+    }
+
+    leaked = entities([note], text="Codes XYZ-789 and s3cr3t!", append_projection=False)
+    assert leaked_fields(bound.manifest, "find", leaked) == [
+        "entities[0].codes[1]",
+        "entities[0].grid[0][0].secret",
+    ]
+    assert bound.check("find", entities([note], text="One note.")) == []
+    assert "XYZ-789" not in bound.model_text("find", entities([note], text="One note.")).content[0]["text"]

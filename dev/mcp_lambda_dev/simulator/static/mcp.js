@@ -117,6 +117,7 @@ export class McpClient {
       if (body.method === "tools/call" || body.method === "prompts/get") headers["mcp-name"] = body.params.name;
       if (body.method === "resources/read") headers["mcp-name"] = body.params.uri;
       if (body.method.startsWith("tasks/")) headers["mcp-name"] = body.params.taskId;
+      if (body.method === "resources/read") headers["mcp-name"] = body.params.uri;
     } else if (this.sessionId) {
       headers["mcp-session-id"] = this.sessionId;
       headers["mcp-protocol-version"] = this.negotiated;

@@ -4,11 +4,14 @@
 import { el, json, replace } from "./dom.js";
 import { SchemaForm } from "./forms.js";
 import { inputRequestForms } from "./inputs.js";
+import { AppHost } from "./apps-host.js";
 import { McpClient, MODERN, RpcFailure, resultOf } from "./mcp.js";
 import { cardsView, listsView, logsView, modelView, rawView, selectionsOf, verdictView } from "./views.js";
 
 const INVALID_ARGUMENTS = 40000;
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+// The MCP Apps panel is a client of its own that declared the extension (2026-07-28), whatever the page declared.
+const UI_CAPABILITIES = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 const TASK_POLLS = 120; // how often a task is asked about before the page stops waiting
 const $ = (id) => document.getElementById(id);
 
@@ -337,6 +340,35 @@ async function report(selections = []) {
   replace($("model-view").querySelector(".body"), modelView(call.report, lastResult()));
   replace($("cards").querySelector(".body"), cardsView(call.report, call.tool));
   replace($("lists").querySelector(".body"), listsView(call.report, narrow));
+  // On request only: the view may load images from the business's image hosts (outside this machine).
+  replace($("app-view").querySelector(".body"), el("button", { type: "button", onclick: () => appView(call) },
+    "Render the MCP Apps view"));
+}
+
+// The MCP Apps rendering beside the Doubao projection: the tool's view (for a UI client) handed this result,
+// in a sandbox proxy on the other loopback name (another origin), its tools/call going to /mcp as that client.
+async function appView(call) {
+  const body = $("app-view").querySelector(".body");
+  const client = new McpClient("/mcp", MODERN, UI_CAPABILITIES);
+  try {
+    const tools = await client.listTools();
+    const uri = tools.find((tool) => tool.name === call.tool)?._meta?.ui?.resourceUri;
+    if (!uri) {
+      replace(body, el("p", { class: "muted" }, `${call.tool} is bound to no card: MCP Apps hosts show its text.`));
+      return;
+    }
+    const read = (await client.request("resources/read", { uri })).reply;
+    if (!read?.result) throw new Error(read?.error?.message ?? "resources/read failed");
+    const container = el("div", { class: "app-view", "data-uri": uri });
+    replace(body, el("p", { class: "muted" }, el("code", {}, uri)), container);
+    const other = location.hostname === "localhost" ? "127.0.0.1" : "localhost";
+    const sandboxUrl = `${location.protocol}//${other}:${location.port}/_sim/static/sandbox.html`;
+    const request = async (method, params) => (await client.request(method, params)).reply;
+    state.appHost = new AppHost({ container, sandboxUrl, request, tools });
+    await state.appHost.render({ view: read.result.contents[0], tool: call.tool, args: call.arguments ?? {}, result: lastResult() });
+  } catch (error) {
+    replace(body, el("p", { class: "muted" }, `No MCP Apps view: ${error.message}`));
+  }
 }
 
 // A checkbox changed: ask for the narrowed entity and the cards again, leaving the checkboxes (and focus) alone.

@@ -1,0 +1,51 @@
+"""MCP Apps on the wire: what a client that declared `io.modelcontextprotocol/ui` sees beyond what any other client
+sees — the card views as resources, `_meta.ui` on tools/list entries, and the app-only tools (docs/cards.md).
+
+A client that declared nothing sees exactly what it saw before views existed: no `_meta.ui`, no view resources,
+and no app-only tool (a model-facing list must not hold one; SEP-1865 "Visibility"), which it cannot call either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..apps import CardViewSet, declares_ui
+from ..tools import ToolSpec
+from .scope import CallScope
+
+
+class AppViews:
+    """The card views of a business (None: it binds no card) as each request's client may see them."""
+
+    def __init__(self, views: CardViewSet | None) -> None:
+        self.views = views
+
+    def serves(self, client_capabilities: Mapping[str, Any]) -> bool:
+        """Whether this client gets views: the business has some and the client declared the extension."""
+        return self.views is not None and declares_ui(client_capabilities)
+
+    def visible(self, scope: CallScope, spec: ToolSpec) -> bool:
+        """Whether the tool is listed to and callable by this client: an app-only tool only for a UI client."""
+        return spec.model_visible or declares_ui(scope.client_capabilities)
+
+    def tool_entry(
+        self, scope: CallScope, spec: ToolSpec, wire: Mapping[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The tool's tools/list entry (from `wire`, by name), with `_meta.ui` for a UI client."""
+        if self.views is None or not declares_ui(scope.client_capabilities):
+            return wire[spec.name]
+        return self.views.tool_entry(spec, wire[spec.name])
+
+    def resources(self, scope: CallScope) -> list[dict[str, Any]]:
+        """The view resources resources/list shows this client (none to a client without the extension)."""
+        if self.views is None or not declares_ui(scope.client_capabilities):
+            return []
+        return [view.to_wire() for view in self.views.views]
+
+    def read(self, scope: CallScope, uri: str) -> dict[str, Any] | None:
+        """resources/read of a view for a UI client; None when `uri` is no view (or the client has none)."""
+        if self.views is None or not declares_ui(scope.client_capabilities):
+            return None
+        view = self.views.view(uri)
+        return None if view is None else {"contents": [view.contents()]}
