@@ -34,9 +34,26 @@ services-up: services-install venv ## run DynamoDB Local on DDB_PORT (default 80
 
 test: services-install
 
-bench: services-install
+# A local OAuth set-up for AUTH_MODE=jwt (docs/auth.md): the tests' authorization server, and a token from it.
+.PHONY: oauth-up token
 
-bench-protection: services-install venv ## cost of the downstream circuit breaker per call: memory, DynamoDB Local cached and uncached
-	$(PY) bench/protection.py
+OAUTH_PORT ?= 9000
+TOKEN_SUBJECT ?= alice
 
-bench: bench-protection
+oauth-up: venv-run ## run the local OAuth/OIDC issuer at http://127.0.0.1:OAUTH_PORT (default 9000) in the foreground
+	@$(MAKE) -s --no-print-directory $(OAUTH_DIR)/.installed-$(OAUTH_MOCK_VERSION)
+	$(PY) -m mcp_lambda_dev.services oauth --port $(OAUTH_PORT)
+
+# Only the token reaches stdout, so TOKEN=$$(make -s token) works.
+token: venv-run ## print an access token for the make run server at HOST:PORT from its issuer (TOKEN_SUBJECT, TOKEN_SCOPE)
+	@$(PY) scripts/local_token.py http://$(HOST):$(PORT)/mcp --subject "$(TOKEN_SUBJECT)" $(if $(TOKEN_SCOPE),--scope "$(TOKEN_SCOPE)")
+
+# The deployed fleet on one machine: DynamoDB Local with the template's tables and SERVERS `make run` servers
+# (separate processes, like Lambda containers) sharing sessions, exactly-once records, tasks, breakers and quotas.
+.PHONY: fleet
+
+SERVERS ?= 2
+FLEET_PORT ?= 8080
+
+fleet: services-install venv-run ## run SERVERS (default 2) servers of BUSINESS on DynamoDB Local from FLEET_PORT (default 8080): one fleet, shared state
+	$(PY) scripts/fleet.py --business $(BUSINESS) --servers $(SERVERS) --port $(FLEET_PORT)

@@ -148,7 +148,11 @@ def test_capabilities_match_what_is_served() -> None:
     caps = body["result"]["capabilities"]
     assert set(caps) == {"tools", "resources", "prompts", "completions", "extensions"}
     assert "subscribe" not in caps["resources"]
-    assert caps["extensions"] == {"io.modelcontextprotocol/tasks": {}}  # the fixtures have task tools
+    # The fixtures have task tools and skills (the sep-2640 scenarios read a nested directory).
+    assert caps["extensions"] == {
+        "io.modelcontextprotocol/tasks": {},
+        "io.modelcontextprotocol/skills": {"directoryRead": True},
+    }
 
 
 def test_oversized_client_capabilities_are_refused_not_stored() -> None:

@@ -230,7 +230,7 @@ def test_the_staged_handler_serves_tools_list_with_yaml_unimportable(staged: Pat
 
 
 def test_make_build_stages_one_business_and_checks_the_package_and_make_deploy_checks_it_again() -> None:
-    make = (ROOT / "mk" / "aws.mk").read_text()
+    make = (ROOT / "mk" / "deploy.mk").read_text()
     build = make[make.index("\nbuild:") : make.index("\ndeploy:")]
     deploy = make[make.index("\ndeploy:") : make.index("\nsam:")]
 

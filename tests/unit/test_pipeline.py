@@ -232,7 +232,7 @@ DEPLOY_JOBS = load(ROOT / ".github" / "workflows" / "deploy-business.yml")["jobs
 
 def test_the_roles_cover_the_stacks_the_workflow_and_make_deploy_name() -> None:
     prefix = OIDC["Parameters"]["StackPrefix"]["Default"]
-    make_stack = re.search(r"^STACK \?= (\S+)$", (ROOT / "mk" / "aws.mk").read_text(), re.M)
+    make_stack = re.search(r"^STACK \?= (\S+)$", (ROOT / "mk" / "deploy.mk").read_text(), re.M)
     assert make_stack and make_stack[1] == f"{prefix}$(BUSINESS)"
     for job in ("staging", "production"):
         assert DEPLOY_JOBS[job]["env"]["STACK"].startswith(prefix), job

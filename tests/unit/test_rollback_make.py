@@ -1,4 +1,4 @@
-"""`make rollback`: what it hands scripts/rollback_alias.py, and that mk/aws.mk's default STACK never counts (an
+"""`make rollback`: what it hands scripts/rollback_alias.py, and that mk/deploy.mk's default STACK never counts (an
 emergency rollback names its stack)."""
 
 from __future__ import annotations

@@ -80,12 +80,18 @@ def dev_only_files(package: Path) -> list[Path]:
     ]
 
 
+# The MCP Apps generic card view ships with the framework (docs/cards.md): web files that are not the simulator's.
+CARD_VIEW = Path("mcp_lambda/apps/generic")
+
+
 def simulator_files(package: Path) -> list[Path]:
-    """The simulator's page and its assets under the Lambda package; a business's own HTML or JS ships."""
+    """The simulator's page and its assets under the Lambda package; a business's own HTML or JS ships, and so does
+    the framework's generic card view."""
     return [
         path.relative_to(package)
         for path in package.rglob("*")
         if not _in_a_business(path.relative_to(package))
+        and CARD_VIEW not in path.relative_to(package).parents
         and (path.suffix in {".html", ".js", ".css"} or "simulator" in path.relative_to(package).parts)
     ]
 
@@ -437,7 +443,7 @@ def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     assert declared <= bundled | jwt_only | {"pyyaml"}
     assert "pyyaml" not in bundled and not bundled & jwt_only
     assert {"pyjwt", "cryptography"} <= jwt_only
-    build = (ROOT / "mk" / "aws.mk").read_text()
+    build = (ROOT / "mk" / "deploy.mk").read_text()
     assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest" in build
     assert "scripts/package_deps.py" in build and "package_size.py" in build
     assert "mk/requirements-jwt.txt" in (ROOT / "scripts" / "package_deps.py").read_text()

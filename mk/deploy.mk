@@ -17,7 +17,7 @@ STAGE_DIR := .aws-sam/stage
 # must not see it. The region only satisfies boto3: validate needs neither credentials nor network.
 SAM_ENV := env -u PYTHONPATH SAM_CLI_TELEMETRY=0
 
-$(SAM_VENV)/.installed: mk/aws.mk
+$(SAM_VENV)/.installed: mk/deploy.mk
 	$(PYTHON) -m venv $(SAM_VENV)
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet --upgrade pip
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
@@ -110,3 +110,27 @@ sam: $(SAM_VENV)/.installed ## run the pinned SAM CLI: make sam ARGS="logs --sta
 test: validate
 # Every business's composed stack passes sam validate in make lint too, beside make checks' checkov and rules.
 lint: validate
+
+# A post-deploy smoke check (docs/deploy.md#smoke-check-a-deployed-stack). TOKEN reaches the script on stdin
+# (printf is a shell builtin), so it never shows in a process list.
+.PHONY: smoke
+
+SMOKE_OPTIONS = $(if $(URL),--url "$(URL)",--stack "$(STACK)") $(if $(ORIGIN),--origin "$(ORIGIN)") \
+	$(if $(TOOL),--tool "$(TOOL)") $(if $(ARGS),--args '$(ARGS)') $(if $(TASK_TOOL),--task-tool "$(TASK_TOOL)") \
+	$(if $(TASK_ARGS),--task-args '$(TASK_ARGS)') $(if $(TASK_TIMEOUT),--task-timeout "$(TASK_TIMEOUT)")
+
+smoke: venv-run ## check a deployed endpoint as a client would: URL=https://.../mcp or STACK=name [TOKEN ORIGIN TOOL ARGS TASK_TOOL TASK_ARGS]
+	@[ -n "$(URL)$(STACK)" ] || { echo "smoke: URL or STACK is required, e.g. make smoke URL=https://abc.execute-api.eu-west-1.amazonaws.com/mcp" >&2; exit 2; }
+	@$(if $(TOKEN),printf '%s' "$$TOKEN" | )$(PY) scripts/smoke.py $(SMOKE_OPTIONS) $(if $(TOKEN),--token-stdin)
+
+# The emergency rollback of a function's alias (docs/pipeline.md#rolling-back). STACK counts only when given (on
+# the command line or in the environment): mk/deploy.mk's default, mcp-$(BUSINESS), must not roll back by accident.
+.PHONY: rollback
+
+ROLLBACK_STACK = $(if $(filter file,$(origin STACK)),,$(STACK))
+ROLLBACK_OPTIONS = $(if $(FUNCTION),--function "$(FUNCTION)",--stack "$(ROLLBACK_STACK)") \
+	$(if $(ALIAS),--alias "$(ALIAS)") $(if $(TO),--to "$(TO)") $(if $(AFTER),--published-after "$(AFTER)")
+
+rollback: venv-run ## point a function's alias back at its previous version: STACK=name or FUNCTION=name [ALIAS=live TO=n AFTER=time]
+	@[ -n "$(FUNCTION)$(ROLLBACK_STACK)" ] || { echo "rollback: STACK or FUNCTION is required, e.g. make rollback STACK=mcp-demo" >&2; exit 2; }
+	@$(PY) scripts/rollback_alias.py $(ROLLBACK_OPTIONS)
