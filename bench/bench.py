@@ -44,6 +44,7 @@ from mangum import Mangum  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import Response  # noqa: E402
 
+from mcp_lambda.protocol.framing import POST_HEADERS, modern_request  # noqa: E402
 from mcp_lambda.tools import ToolContext, ToolResult  # noqa: E402
 from mcp_lambda_dev import services  # noqa: E402
 from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
@@ -51,15 +52,6 @@ from mcp_lambda_dev.local.events import LocalContext, http_event  # noqa: E402
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 # The targets (issue 14), as ratios to the bare FastAPI+Mangum floor: rows whose name starts so.
 AIMS = {"tools/list (": 1.5, "tools/call (": 2.0}
-POST = {
-    "host": "localhost",
-    "accept": "application/json, text/event-stream",
-    "content-type": "application/json",
-}
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
 SUBSCRIBE_ARGS = {"product_id": "p-1004", "alert": "restock"}
 EXPORT_ARGS = {
@@ -67,10 +59,7 @@ EXPORT_ARGS = {
     "travel_mode": "transit",
     "file_format": "pdf",
 }
-TASKS_META = {
-    **META,
-    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-}
+TASKS_CAPABILITIES = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 OUT = sys.stdout  # replaced in main(): fd 1 is silenced so per-request logs and metrics cost but do not print
 
 
@@ -80,50 +69,40 @@ def say(text: str = "") -> None:
 
 
 def post(body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
-    return http_event("POST", "/mcp", {**POST, **headers}, json.dumps(body), request_id="bench")
+    return http_event("POST", "/mcp", {**POST_HEADERS, **headers}, json.dumps(body), request_id="bench")
 
 
-def modern_event(method: str, params: dict[str, Any], name: str | None = None) -> dict[str, Any]:
-    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": method}
-    if name:
-        headers["mcp-name"] = name
-    return post({"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}, headers)
+def modern_event(
+    method: str,
+    params: dict[str, Any],
+    *,
+    capabilities: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A 2026-07-28 request as API Gateway delivers it, framed as every client of the server frames it."""
+    body, headers = modern_request(method, params, 1, capabilities=capabilities, meta=meta)
+    return post(body, headers)
 
 
 def keyed_event(tool_call_id: str | None) -> dict[str, Any]:
     """A 2026-07-28 tools/call of the exactly-once subscribe_product, with `_meta.tool_call_id` when given."""
-    meta = {**META, "tool_call_id": tool_call_id} if tool_call_id else META
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "subscribe_product", "arguments": SUBSCRIBE_ARGS, "_meta": meta},
-    }
-    headers = {
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "subscribe_product",
-    }
-    return post(body, headers)
+    call = {"name": "subscribe_product", "arguments": SUBSCRIBE_ARGS}
+    return modern_event("tools/call", call, meta={"tool_call_id": tool_call_id} if tool_call_id else None)
 
 
-def task_event(method: str, params: dict[str, Any], name: str) -> dict[str, Any]:
+def task_event(method: str, params: dict[str, Any]) -> dict[str, Any]:
     """A 2026-07-28 request of a client that declares the tasks extension."""
-    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": name}
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": TASKS_META}}
-    return post(body, headers)
+    return modern_event(method, params, capabilities=TASKS_CAPABILITIES)
 
 
 def create_task_event() -> dict[str, Any]:
-    return task_event(
-        "tools/call", {"name": "export_trip_plan", "arguments": EXPORT_ARGS}, "export_trip_plan"
-    )
+    return task_event("tools/call", {"name": "export_trip_plan", "arguments": EXPORT_ARGS})
 
 
 def get_task_event(handler: Handler) -> dict[str, Any]:
     """A tasks/get of a task created now (its worker never runs: the Invoke API stand-in only records it)."""
     created = json.loads(handler(create_task_event(), LocalContext())["body"])["result"]
-    return task_event("tasks/get", {"taskId": created["taskId"]}, created["taskId"])
+    return task_event("tasks/get", {"taskId": created["taskId"]})
 
 
 def task_invoker() -> Any:
@@ -315,13 +294,11 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
         logging.ERROR
     )  # no manifest for this one: that warning is expected
     handler = lambda_handler(build_runtime(Settings(business="bench"), business, MemorySessionStore()))
-    echoed = modern_event("tools/call", {"name": "echo", "arguments": {"message": "hi"}}, "echo")
-    echoed_sync = modern_event(
-        "tools/call", {"name": "echo_sync", "arguments": {"message": "hi"}}, "echo_sync"
-    )
+    echoed = modern_event("tools/call", {"name": "echo", "arguments": {"message": "hi"}})
+    echoed_sync = modern_event("tools/call", {"name": "echo_sync", "arguments": {"message": "hi"}})
     return (
         handler,
-        modern_event("tools/call", {"name": "price", "arguments": {}}, "price"),
+        modern_event("tools/call", {"name": "price", "arguments": {}}),
         echoed,
         echoed_sync,
     )
@@ -347,7 +324,7 @@ def warm_section(handler: Handler, calls: int) -> None:
     legacy = legacy_session(handler)
     floor_name = "bare FastAPI+Mangum (floor)"
     downstream, downstream_call, async_call, sync_call = bench_business_cases()
-    call = modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, "search_routes")
+    call = modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS})
     # The targets first, on their own: the rows below run servers in this process (the Invoke API stand-in,
     # the fake downstream) whose threads slow whatever is measured after them on a 2-vCPU machine.
     targets: dict[str, tuple[Handler, Event]] = {
@@ -591,9 +568,7 @@ def cold_section(runs: int) -> None:
                 raise RuntimeError("cold start: the skills index did not compile")
         for tree in (src, staged, REPO / "dev"):
             compileall.compile_dir(tree, quiet=1)
-        first_call = modern_event(
-            "tools/call", {"name": "search_products", "arguments": COLD_CALL}, "search_products"
-        )
+        first_call = modern_event("tools/call", {"name": "search_products", "arguments": COLD_CALL})
         listing = modern_event("tools/list", {})
         cases = (
             ("bare FastAPI+Mangum", COLD_BARE, listing, src),
@@ -640,7 +615,7 @@ def manifest_section(handler: Handler) -> None:
     }
     say("Manifest check cost per result, µs:")
     for name, arguments in cases.items():
-        event = modern_event("tools/call", {"name": name, "arguments": arguments}, name)
+        event = modern_event("tools/call", {"name": name, "arguments": arguments})
         wire = json.loads(handler(event, LocalContext())["body"])["result"]
         result = ToolResult(content=wire["content"], structured_content=wire.get("structuredContent"))
         runs = 5000
@@ -810,7 +785,7 @@ def main() -> None:
     say()
     log_bytes_section(
         handler,
-        modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}, "search_routes"),
+        modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS}),
     )
     say()
     package_section()

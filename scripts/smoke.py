@@ -22,11 +22,13 @@ from scripts.smoke_client import (
     CheckFailed,
     Endpoint,
     Skipped,
+    answer_of,
     describe_stack,
     expect,
     http,
     parse_arguments,
     pick_tool,
+    reached,
     result_of,
     secret_keys,
     stack_url,
@@ -91,13 +93,10 @@ class Smoke:
         parts = urllib.parse.urlsplit(self.endpoint.url)
         url = f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}"
         reply = http("GET", url, timeout=self.endpoint.timeout)
-        expect(
-            reply.status == 200 and isinstance(reply.body, dict), f"GET {url} answered HTTP {reply.status}"
-        )
-        servers = reply.body.get("authorization_servers")
-        expect(
-            bool(reply.body.get("resource")) and bool(servers), "no resource or authorization_servers in it"
-        )
+        metadata = answer_of(reply)
+        expect(reply.status == 200 and isinstance(metadata, dict), f"GET {url} answered HTTP {reply.status}")
+        servers = metadata.get("authorization_servers")
+        expect(bool(metadata.get("resource")) and bool(servers), "no resource or authorization_servers in it")
         return f"authorization_servers {servers}"
 
     def discover(self) -> str:
@@ -122,54 +121,54 @@ class Smoke:
 
     def tools_call(self) -> str:
         def call(name: str, arguments: dict[str, Any]) -> Any:
-            return self.endpoint.modern("tools/call", {"name": name, "arguments": arguments}, name=name)
+            return self.endpoint.modern("tools/call", {"name": name, "arguments": arguments})
 
         return self._call(call)
 
     def session(self) -> str:
-        endpoint = self.endpoint
+        session = self.endpoint.client(SESSION)
         hello = {
             "protocolVersion": SESSION,
             "capabilities": {},
             "clientInfo": {"name": "smoke", "version": "1"},
         }
-        reply = endpoint.rpc("initialize", hello)
+        reply = reached(lambda: session.rpc("initialize", hello))
         result = result_of(reply, "initialize")
         expect(
             result.get("protocolVersion") == SESSION, f"initialize agreed on {result.get('protocolVersion')}"
         )
-        session_id = reply.headers.get("mcp-session-id")
-        expect(bool(session_id), "initialize gave no Mcp-Session-Id")
-        headers = {"mcp-session-id": str(session_id), "mcp-protocol-version": SESSION}
-        ack = endpoint.rpc("notifications/initialized", None, headers)
+        session.session_id = reply.headers.get("mcp-session-id")
+        expect(bool(session.session_id), "initialize gave no Mcp-Session-Id")
+        ack = reached(lambda: session.notify("notifications/initialized"))
         expect(ack.status == 202, f"notifications/initialized answered HTTP {ack.status}")
 
         def call(name: str, arguments: dict[str, Any]) -> Any:
-            return result_of(
-                endpoint.rpc("tools/call", {"name": name, "arguments": arguments}, headers), "tools/call"
-            )
+            params = {"name": name, "arguments": arguments}
+            return result_of(reached(lambda: session.rpc("tools/call", params)), "tools/call")
 
         try:
             called = self._call(call)
         except Skipped as reason:
             called = f"no call ({reason})"
-        closed = endpoint.delete_session(str(session_id), SESSION)
+        closed = reached(session.delete)
         expect(closed.status in (200, 202, 204), f"DELETE answered HTTP {closed.status}")
         return f"initialize, initialized, {called}, DELETE {closed.status}"
 
     def legacy_initialize(self) -> str:
+        legacy = self.endpoint.client(LEGACY)
         hello = {
             "protocolVersion": LEGACY,
             "capabilities": {},
             "clientInfo": {"name": "smoke", "version": "1"},
         }
-        reply = self.endpoint.rpc("initialize", hello)
+        reply = reached(lambda: legacy.rpc("initialize", hello))
         result = result_of(reply, "initialize")
         expect(
             result.get("protocolVersion") == LEGACY, f"initialize agreed on {result.get('protocolVersion')}"
         )
-        if reply.headers.get("mcp-session-id"):  # not checked: only so the smoke leaves no session behind
-            self.endpoint.delete_session(reply.headers["mcp-session-id"], LEGACY)
+        legacy.session_id = reply.headers.get("mcp-session-id")
+        if legacy.session_id:  # not checked: only so the smoke leaves no session behind
+            reached(legacy.delete)
         return f"protocolVersion {LEGACY}"
 
     def preflight(self) -> str:
@@ -204,9 +203,7 @@ class Smoke:
             raise Skipped("server/discover does not offer the tasks extension")
         name = self._task_tool()
         arguments = parse_arguments(self.options.task_args, "TASK_ARGS")
-        created = self.endpoint.modern(
-            "tools/call", {"name": name, "arguments": arguments}, tasks=True, name=name
-        )
+        created = self.endpoint.modern("tools/call", {"name": name, "arguments": arguments}, tasks=True)
         expect(
             created.get("resultType") == "task", f"{name} answered resultType {created.get('resultType')!r}"
         )
@@ -219,7 +216,7 @@ class Smoke:
                 f"task still {task.get('status')} after {self.options.task_timeout} s",
             )
             time.sleep(min(max((task.get("pollIntervalMs") or 500) / 1000, 0.1), 5))
-            task = self.endpoint.modern("tasks/get", {"taskId": task_id}, tasks=True, name=task_id)
+            task = self.endpoint.modern("tasks/get", {"taskId": task_id}, tasks=True)
         expect(task["status"] == "completed", f"task ended {task['status']}: {task.get('error') or ''}")
         outcome = task.get("result") or {}
         expect(outcome.get("isError") is not True, f"task result is an error: {outcome.get('content')}")

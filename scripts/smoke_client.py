@@ -1,16 +1,17 @@
-"""The HTTP side of `scripts/smoke.py`: one request with a timeout (urllib, so it runs after `make venv-run`), a
-JSON-RPC endpoint at 2026-07-28, the tool a smoke call picks, and a stack's `McpUrl` output."""
+"""The client side of `scripts/smoke.py`: the endpoint through the one MCP client (`McpTestClient.over_http`, urllib
+underneath, so it runs after `make venv-run`), the tool a smoke call picks, and a stack's `McpUrl` output."""
 
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.parse
-import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MODERN = "2026-07-28"
+from mcp_lambda.testing import HttpReply, HttpTransport, KitError, McpTestClient
+from mcp_lambda.wire import STATELESS_REVISION
+
+MODERN = STATELESS_REVISION
 SESSION = "2025-11-25"
 LEGACY = "2024-11-05"
 TASKS = "io.modelcontextprotocol/tasks"
@@ -25,44 +26,25 @@ class Skipped(Exception):
     """A check that does not apply to this endpoint; the message says why."""
 
 
-@dataclass(frozen=True)
-class Reply:
-    """One HTTP answer: status, lower-cased headers and the body parsed as JSON (None when it is not JSON)."""
+def answer_of(reply: HttpReply) -> Any:
+    """The JSON-RPC answer of a reply: its last message (a streamed answer ends with it), None when not JSON."""
+    try:
+        messages = reply.messages
+    except ValueError:
+        return None
+    return messages[-1] if messages else None
 
-    status: int
-    headers: dict[str, str]
-    body: Any
 
-
-def http(
-    method: str, url: str, payload: Any = None, headers: dict[str, str] | None = None, timeout: float = 10
-) -> Reply:
-    """Send one request and return its answer, whatever the status.
+def http(method: str, url: str, headers: dict[str, str] | None = None, timeout: float = 10) -> HttpReply:
+    """Send one bodiless request (GET, OPTIONS) and return its answer, whatever the status.
 
     Raises:
         CheckFailed: The endpoint could not be reached or did not answer within `timeout` seconds.
     """
-    data = None if payload is None else json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
-            status, raw, got = answer.status, answer.read(), answer.headers
-    except urllib.error.HTTPError as error:
-        status, raw, got = error.code, error.read(), error.headers
-    except (urllib.error.URLError, TimeoutError, OSError) as error:
-        raise CheckFailed(f"{method} {url}: {getattr(error, 'reason', error)}") from None
-    lowered = {name.lower(): value for name, value in got.items()}
-    if lowered.get("content-type", "").startswith("text/event-stream"):
-        # A streamed answer: its JSON-RPC response is the last event's data.
-        events = [
-            line[5:].strip() for line in raw.decode(errors="replace").splitlines() if line.startswith("data:")
-        ]
-        raw = events[-1].encode() if events else b""
-    try:
-        body = json.loads(raw) if raw else None
-    except ValueError:
-        body = None
-    return Reply(status, lowered, body)
+        return HttpTransport(url, timeout).http(method, headers or {})
+    except KitError as error:
+        raise CheckFailed(str(error)) from None
 
 
 @dataclass
@@ -74,56 +56,45 @@ class Endpoint:
     timeout: float = 10
     tools: list[dict[str, Any]] = field(default_factory=list)
     discovered: dict[str, Any] = field(default_factory=dict)
-    next_id: int = 0
 
-    def rpc(
-        self, method: str, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None
-    ) -> Reply:
-        """POST one JSON-RPC message (a request, or a notification when `method` starts with `notifications/`)."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        if not method.startswith("notifications/"):
-            self.next_id += 1
-            message["id"] = self.next_id
-        base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-        if self.token:
-            base["authorization"] = f"Bearer {self.token}"
-        return http("POST", self.url, message, {**base, **(headers or {})}, self.timeout)
+    def client(self, era: str = MODERN, tasks: bool = False) -> McpTestClient:
+        """The MCP client of the endpoint in `era` (the token, if any, on every request; no wire oracle: the
+        runtime environment `make smoke` runs in has no `mcp_types`)."""
+        return McpTestClient.over_http(
+            self.url,
+            era,
+            headers={"authorization": f"Bearer {self.token}"} if self.token else None,
+            timeout=self.timeout,
+            capabilities={"extensions": {TASKS: {}}} if tasks else {},
+            oracle=False,
+        )
 
-    def delete_session(self, session_id: str, version: str) -> Reply:
-        """DELETE a session, as a client closing it does."""
-        headers = {"mcp-session-id": session_id, "mcp-protocol-version": version}
-        if self.token:
-            headers["authorization"] = f"Bearer {self.token}"
-        return http("DELETE", self.url, headers=headers, timeout=self.timeout)
-
-    def modern(
-        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
-    ) -> Any:
+    def modern(self, method: str, params: dict[str, Any] | None = None, tasks: bool = False) -> Any:
         """A 2026-07-28 request (`_meta` and the routing headers); returns its `result`."""
-        return result_of(self.modern_reply(method, params, tasks, name), method)
+        return result_of(self.modern_reply(method, params, tasks), method)
 
     def modern_reply(
-        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False, name: str = ""
-    ) -> Reply:
-        """A 2026-07-28 request (`_meta` and the routing headers); returns the HTTP answer."""
-        capabilities = {"extensions": {TASKS: {}}} if tasks else {}
-        meta = {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-        }
-        headers = {
-            "mcp-protocol-version": MODERN,
-            "mcp-method": method,
-            **({"mcp-name": name} if name else {}),
-        }
-        return self.rpc(method, {**(params or {}), "_meta": meta}, headers)
+        self, method: str, params: dict[str, Any] | None = None, tasks: bool = False
+    ) -> HttpReply:
+        """A 2026-07-28 request (`_meta` and the routing headers); returns the HTTP answer.
+
+        Raises:
+            CheckFailed: The endpoint could not be reached.
+        """
+        return reached(lambda: self.client(MODERN, tasks).rpc(method, params))
 
 
-def result_of(reply: Reply, method: str) -> Any:
+def reached(send: Callable[[], HttpReply]) -> HttpReply:
+    """`send()`, an unreachable endpoint (the kit's KitError) turned into CheckFailed."""
+    try:
+        return send()
+    except KitError as error:
+        raise CheckFailed(str(error)) from None
+
+
+def result_of(reply: HttpReply, method: str) -> Any:
     """The `result` of a JSON-RPC answer, or CheckFailed naming the status and the error."""
-    body = reply.body
+    body = answer_of(reply)
     if reply.status != 200 or not isinstance(body, dict) or "result" not in body:
         error = body.get("error") if isinstance(body, dict) else None
         detail = (

@@ -34,8 +34,6 @@ from mcp_lambda_dev.inventory import demo_inventory
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 from mcp_lambda_dev.verdicts import verdict_of
 
-MODERN = "2026-07-28"
-
 
 class CannotSimulate(RequestRefused):
     """What stops a simulation before any call: its message is one line naming the fix."""
@@ -118,44 +116,16 @@ def call_through_handler(
 ) -> tuple[int, dict[str, Any]]:
     """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
     from mcp_lambda.handler import handler
-    from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
+    from mcp_lambda.testing import McpTestClient
 
-    body: dict[str, Any] = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": tool,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
-    if tool_call_id:
-        body["params"]["_meta"]["tool_call_id"] = tool_call_id
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": tool,
-    }
-    response = handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
-    return response["statusCode"], _rpc_reply(response_body(response).decode("utf-8"))
-
-
-def _rpc_reply(text: str) -> dict[str, Any]:
-    if text.lstrip().startswith("{"):
-        reply: dict[str, Any] = json.loads(text)
-        return reply
-    # An SSE stream: the reply is the data line that answers id 1 (notifications may come first).
-    for line in reversed(text.splitlines()):
-        if line.startswith("data:"):
-            message = json.loads(line[5:])
-            if message.get("id") == 1:
-                return dict(message)
+    # No wire oracle: a result that breaks the rules is what the simulation reports, not a reason to stop.
+    client = McpTestClient.over_handler(handler, capabilities={}, oracle=False)
+    meta = {"tool_call_id": tool_call_id} if tool_call_id else None
+    reply = client.rpc("tools/call", {"name": tool, "arguments": arguments}, meta=meta, request_id=1)
+    # A streamed reply may carry notifications first: the answer is the message with id 1.
+    for message in reply.messages:
+        if isinstance(message, dict) and message.get("id") == 1:
+            return reply.status, message
     raise ValueError("no JSON-RPC reply in the response")
 
 

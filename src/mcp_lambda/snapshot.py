@@ -27,8 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import restore
+from .protocol.framing import modern_request
 from .settings import Settings, get_settings
-from .wire import STATELESS_REVISION, stateless_meta
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 _LOADED: list[Any] = []  # the botocore session whose parsed API models every later session reuses
@@ -99,19 +99,13 @@ def aws_services(settings: Settings) -> list[str]:
 
 def warm_up_event(method: str) -> dict[str, Any]:
     """A stateless 2026-07-28 request as API Gateway (HTTP API, payload 2.0) delivers it."""
-    body = {"jsonrpc": "2.0", "id": 0, "method": method, "params": {"_meta": stateless_meta()}}
+    body, headers = modern_request(method, request_id=0)
     return {
         "version": "2.0",
         "routeKey": "POST /mcp",
         "rawPath": "/mcp",
         "rawQueryString": "",
-        "headers": {
-            "host": "localhost",
-            "accept": "application/json, text/event-stream",
-            "content-type": "application/json",
-            "mcp-protocol-version": STATELESS_REVISION,
-            "mcp-method": method,
-        },
+        "headers": headers,
         "requestContext": {
             "http": {"method": "POST", "path": "/mcp", "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1"},
             "requestId": "snapstart-warm-up",

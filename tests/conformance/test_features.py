@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 
+from mcp_lambda.transport.sse import decode_sse
+
 from .inprocess import Caller
-
-
-def _sse_messages(raw: bytes) -> list[dict]:
-    return [json.loads(line[6:]) for line in raw.decode().splitlines() if line.startswith("data: ")]
 
 
 def test_unknown_resource_is_32602_with_uri_at_2026() -> None:
@@ -81,7 +79,7 @@ def test_progress_streams_before_the_response_as_sse() -> None:
     assert status == 200
     assert headers["content-type"].startswith("text/event-stream")
     assert headers["x-accel-buffering"] == "no"
-    messages = _sse_messages(raw)
+    messages = decode_sse(raw)
     assert [m["params"]["progress"] for m in messages[:-1]] == [0, 50, 100]
     assert all(m["params"]["progressToken"] == "p1" for m in messages[:-1])
     assert messages[-1]["id"] == 9 and messages[-1]["result"]["resultType"] == "complete"
@@ -121,7 +119,7 @@ def test_legacy_set_level_persists_for_the_session() -> None:
     status, _, raw = caller.legacy(session, "logging/setLevel", {"level": "info"})
     assert (status, json.loads(raw)["result"]) == (200, {})
     _, _, loud = caller.legacy(session, "tools/call", {"name": "test_tool_with_logging"}, accept_sse=True)
-    logs = [m for m in _sse_messages(loud) if m.get("method") == "notifications/message"]
+    logs = [m for m in decode_sse(loud) if m.get("method") == "notifications/message"]
     assert [m["params"]["data"] for m in logs] == [
         "Tool execution started",
         "Tool processing data",

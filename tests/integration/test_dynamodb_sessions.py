@@ -15,7 +15,6 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda.aws import client_config
 from mcp_lambda.composition import build_runtime
@@ -23,6 +22,7 @@ from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import open_session
 from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore, SessionIdTaken
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda_dev import services
 from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.local.process import running_server
@@ -32,7 +32,7 @@ TTL = 600
 JWT = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
 OTHER_JWT = {"jwt": {"claims": {"sub": "user-2", "iss": "https://issuer.example"}, "scopes": None}}
 
-Container = Callable[[], tuple[LambdaClient, DynamoDBSessionStore]]
+Container = Callable[[], tuple[McpTestClient, DynamoDBSessionStore]]
 
 
 @pytest.fixture
@@ -44,12 +44,12 @@ def store(dynamodb_session_env: dict[str, str]) -> DynamoDBSessionStore:
 def container(dynamodb_session_env: dict[str, str]) -> Container:
     """Each call is a fresh Lambda container: settings read from the environment, a new app and a new store."""
 
-    def fresh() -> tuple[LambdaClient, DynamoDBSessionStore]:
+    def fresh() -> tuple[McpTestClient, DynamoDBSessionStore]:
         settings = Settings.from_env({**os.environ, "BUSINESS": TEST_BUSINESS.name})
         runtime = build_runtime(settings, TEST_BUSINESS)
         sessions = runtime.sessions
         assert isinstance(sessions, DynamoDBSessionStore)
-        return LambdaClient(lambda_handler(runtime)), sessions
+        return McpTestClient.over_handler(lambda_handler(runtime)), sessions
 
     return fresh
 
@@ -166,14 +166,14 @@ def test_log_level_is_remembered_for_the_session(store: DynamoDBSessionStore) ->
 def test_session_minted_on_one_container_is_served_by_another(container: Container) -> None:
     first, first_store = container()
     first_calls = DynamoDBCalls().watch(first_store.client)
-    legacy = LegacyClient(first, "2025-03-26")
+    legacy = first.clone(era="2025-03-26")
     legacy.initialize()
     assert first_calls.writes == 1
 
     second, second_store = container()
     second_calls = DynamoDBCalls().watch(second_store.client)
-    legacy.client = second
-    reply = legacy.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+    legacy.transport = second.transport  # the same session, now through another container
+    reply = legacy.rpc("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
 
     assert reply.status == 200
     assert reply.result["structuredContent"] == {"sum": 5}
@@ -183,17 +183,17 @@ def test_session_minted_on_one_container_is_served_by_another(container: Contain
 
 def test_deleted_session_answers_404_on_every_container(container: Container) -> None:
     first, _ = container()
-    legacy = LegacyClient(first, "2025-03-26")
+    legacy = first.clone(era="2025-03-26")
     legacy.initialize()
 
     second, _ = container()
-    legacy.client = second
-    assert second.send("DELETE", headers=legacy.headers()).status == 200
+    legacy.transport = second.transport  # the same session, now through another container
+    assert second.send("DELETE", headers=legacy.request_headers()).status == 200
 
     for _ in range(2):
         again, _ = container()
-        legacy.client = again
-        reply = legacy.request("ping")
+        legacy.transport = again.transport
+        reply = legacy.rpc("ping")
         assert reply.status == 404
         assert reply.error["code"] == -32001
 
@@ -223,7 +223,7 @@ def test_throttled_table_answers_503_with_retry_after_and_no_session(
     client = boto3.client("dynamodb", config=client_config(Settings()))
     throttled = DynamoDBSessionStore(sessions_table, ttl_seconds=TTL, client=client)
     runtime = build_runtime(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS, throttled)
-    lambda_client = LambdaClient(lambda_handler(runtime))
+    lambda_client = McpTestClient.over_handler(lambda_handler(runtime))
 
     with Stubber(client) as stub:
         stub.add_client_error("put_item", "ProvisionedThroughputExceededException", http_status_code=400)
@@ -244,15 +244,15 @@ def test_unreachable_dynamodb_answers_503_then_recovers_when_it_is_back(
     container: Container, dynamodb_local: LocalService, dynamodb_client: Any, sessions_table: str
 ) -> None:
     client, _ = container()
-    legacy = LegacyClient(client, "2025-03-26")
+    legacy = client.clone(era="2025-03-26")
     legacy.initialize()
 
     dynamodb_local.stop()
     try:
         started = time.monotonic()
-        down_call = legacy.request("tools/list")
+        down_call = legacy.rpc("tools/list")
         down_init = client.post(_initialize_body())
-        down_delete = client.send("DELETE", headers=legacy.headers())
+        down_delete = client.send("DELETE", headers=legacy.request_headers())
         elapsed = time.monotonic() - started
     finally:
         dynamodb_local.start()
@@ -268,9 +268,9 @@ def test_unreachable_dynamodb_answers_503_then_recovers_when_it_is_back(
     assert elapsed < 15
 
     # The same container (same boto3 client) works again without a restart.
-    recovered = LegacyClient(client, "2025-03-26")
+    recovered = client.clone(era="2025-03-26")
     recovered.initialize()
-    assert recovered.request("tools/list").status == 200
+    assert recovered.rpc("tools/list").status == 200
 
 
 # --- two real server processes sharing one table --------------------------------------------------------------

@@ -16,23 +16,22 @@ from typing import Any
 
 import boto3
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
 from mcp_lambda import trace_context
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
 from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.testing import MODERN, McpTestClient
+from mcp_lambda.wire import stateless_meta
 from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server, server_process
 from mcp_lambda_dev.services import LocalService
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}, "scopes": None}}
 MALLORY = {"jwt": {"claims": {"sub": "mallory", "iss": "https://issuer.example"}, "scopes": None}}
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-}
+META = stateless_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 TERMINAL = ("completed", "failed", "cancelled")
 
 
@@ -116,30 +115,30 @@ def containers(dynamodb_tasks_env: dict[str, str]) -> Iterator[Any]:
     CALLS.clear()
     invoker = RecordingInvoker()
 
-    def fresh() -> LambdaClient:
+    def fresh() -> McpTestClient:
         settings = Settings.from_env({**os.environ, "BUSINESS": TASK_BUSINESS.name})
-        return LambdaClient(build_handler(TASK_BUSINESS, settings, invoker=invoker))
+        return McpTestClient.over_handler(build_handler(TASK_BUSINESS, settings, invoker=invoker))
 
     yield fresh, invoker
 
 
 def test_a_task_is_bound_to_its_caller_on_every_container(containers: Any, tasks_table: str) -> None:
     fresh, invoker = containers
-    alice = ModernClient(fresh(), TASKS_CAPABILITIES, authorizer=ALICE)
-    created = alice.call_tool("count_to", {"n": 2}).result
+    alice = fresh().clone(era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=ALICE)
+    created = alice.rpc("tools/call", {"name": "count_to", "arguments": {"n": 2}}).result
     task_id = created["taskId"]
 
     worker = fresh()
     invoker.deliver(worker.handler)  # the worker invocation lands on yet another container
-    mallory = ModernClient(fresh(), TASKS_CAPABILITIES, authorizer=MALLORY)
-    anonymous = ModernClient(fresh(), TASKS_CAPABILITIES)
-    alice_elsewhere = ModernClient(fresh(), TASKS_CAPABILITIES, authorizer=ALICE)
+    mallory = fresh().clone(era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=MALLORY)
+    anonymous = fresh().clone(era=MODERN, capabilities=TASKS_CAPABILITIES)
+    alice_elsewhere = fresh().clone(era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=ALICE)
 
     for other in (mallory, anonymous):
         for method in ("tasks/get", "tasks/cancel"):
-            reply = other.request(method, {"taskId": task_id})
+            reply = other.rpc(method, {"taskId": task_id})
             assert (reply.status, reply.error["code"]) == (400, -32602), method
-    done = alice_elsewhere.request("tasks/get", {"taskId": task_id}).result
+    done = alice_elsewhere.rpc("tasks/get", {"taskId": task_id}).result
     item = DynamoDBTaskStore(tasks_table).get(task_id)
 
     assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "counted to 2"
@@ -153,15 +152,15 @@ def test_the_ttl_a_client_is_told_is_the_one_the_table_enforces(
     monkeypatch.setenv("TASK_TTL_MS", "120000")
     monkeypatch.setenv("TASK_WORKER_TIMEOUT_SECONDS", "60")
     fresh, _invoker = containers
-    client = ModernClient(fresh(), TASKS_CAPABILITIES)
-    created = client.call_tool("count_to", {"n": 1}).result
+    client = fresh().clone(era=MODERN, capabilities=TASKS_CAPABILITIES)
+    created = client.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result
 
     item = dynamodb_client.get_item(TableName=tasks_table, Key={"task_id": {"S": created["taskId"]}})["Item"]
     store = DynamoDBTaskStore(tasks_table)
     task = store.get(created["taskId"])
     assert task is not None
     store.replace(task.model_copy(update={"created_at": task.created_at - 121}), task.version)
-    expired = client.request("tasks/get", {"taskId": created["taskId"]})
+    expired = client.rpc("tasks/get", {"taskId": created["taskId"]})
 
     assert created["ttlMs"] == 120_000
     assert int(item["expires_at"]["N"]) == math.ceil(float(item["created_at"]["N"]) + 120)

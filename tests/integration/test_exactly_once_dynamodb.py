@@ -23,18 +23,19 @@ from tests.support.exactly_once import (
     start_in_another_container,
     tool_result,
 )
-from tests.support.lambda_client import POST_HEADERS, LambdaClient, modern_headers
+from tests.support.wire import POST_HEADERS, modern_headers
 
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda_dev import services
 from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.local.events import LocalContext
 from mcp_lambda_dev.services import LocalService
 
-Container = Callable[[], tuple[LambdaClient, DynamoDBIdempotencyStore]]
+Container = Callable[[], tuple[McpTestClient, DynamoDBIdempotencyStore]]
 
 
 @pytest.fixture
@@ -47,12 +48,12 @@ def container(idempotency_env: dict[str, str], ledger: Ledger) -> Container:
     """Each call is a fresh Lambda container: settings from the environment, a new app, store and boto3 client."""
     business = exactly_once_business(ledger)
 
-    def fresh() -> tuple[LambdaClient, DynamoDBIdempotencyStore]:
+    def fresh() -> tuple[McpTestClient, DynamoDBIdempotencyStore]:
         settings = Settings.from_env({**os.environ, "BUSINESS": business.name})
         runtime = build_runtime(settings, business)
         store = runtime.idempotency
         assert isinstance(store, DynamoDBIdempotencyStore)
-        return LambdaClient(lambda_handler(runtime)), store
+        return McpTestClient.over_handler(lambda_handler(runtime)), store
 
     return fresh
 

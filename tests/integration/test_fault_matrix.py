@@ -24,18 +24,9 @@ from tests.support.exactly_once import call as keyed_call
 from tests.support.fake_service import FakeService, fake_service
 from tests.support.fault_matrix import ROWS, Row
 from tests.support.fault_proxy import FaultProxy
-from tests.support.lambda_client import (
-    POST_HEADERS,
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    Reply,
-    build_handler,
-    invoke,
-    modern_headers,
-    modern_request,
-)
+from tests.support.handlers import build_handler
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
+from tests.support.wire import POST_HEADERS, modern_headers, modern_request
 
 from mcp_lambda.aws import AwsBudget
 from mcp_lambda.composition import build_runtime
@@ -46,6 +37,7 @@ from mcp_lambda.stores.exactly_once import DynamoDBIdempotencyStore
 from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
 from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
+from mcp_lambda.testing import MODERN, HttpReply, McpTestClient, invoke
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.wire import SERVICE_UNAVAILABLE
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
@@ -107,7 +99,7 @@ def _settings(**extra: Any) -> Settings:
 
 @dataclass
 class Timed:
-    reply: Reply
+    reply: HttpReply
     milliseconds: float
 
 
@@ -145,14 +137,14 @@ def test_session_store_fault_answers_503_in_time_and_loses_no_session(
     store = DynamoDBSessionStore(
         sessions_table, budget=budget, client=budget.client("dynamodb", endpoint_url=dynamodb_proxy.url)
     )
-    client = LambdaClient(build_handler(BUSINESS, settings, store), authorizer=PRINCIPAL)
-    session = LegacyClient(client, "2025-03-26")
+    client = McpTestClient.over_handler(build_handler(BUSINESS, settings, store), authorizer=PRINCIPAL)
+    session = client.clone(era="2025-03-26")
     session.initialize()
-    before = session.request("tools/list").result
+    before = session.rpc("tools/list").result
 
     dynamodb_proxy.set(fault, FAULTS[fault])
     try:
-        down = _timed(session.request, "tools/list")
+        down = _timed(session.rpc, "tools/list")
         down_initialize = _timed(client.post, _initialize())
     finally:
         dynamodb_proxy.heal()
@@ -166,8 +158,10 @@ def test_session_store_fault_answers_503_in_time_and_loses_no_session(
     _record("sessions", fault, down, str(down.reply.error["code"]), down.reply.headers["retry-after"])
 
     # Healed: the same session answers as before, still bound to its caller.
-    assert session.request("tools/list").result == before
-    stranger = client.post({"jsonrpc": "2.0", "id": 9, "method": "ping"}, session.headers(), authorizer=OTHER)
+    assert session.rpc("tools/list").result == before
+    stranger = client.post(
+        {"jsonrpc": "2.0", "id": 9, "method": "ping"}, session.request_headers(), authorizer=OTHER
+    )
     assert stranger.status == 404
     # A write whose answer was lost (reset mid-response) may have landed: an orphan nobody holds the id of, which
     # the table's TTL removes. Every item is still this caller's.
@@ -200,8 +194,10 @@ def _task_handler(settings: Settings, tasks_table: str, proxy: FaultProxy) -> La
     return build_handler(TASK_BUSINESS, settings, tasks=store, invoker=RecordingInvoker())
 
 
-def _task_client(handler: LambdaHandler) -> ModernClient:
-    return ModernClient(LambdaClient(handler), TASKS_CAPABILITIES, authorizer=PRINCIPAL)
+def _task_client(handler: LambdaHandler) -> McpTestClient:
+    return McpTestClient.over_handler(
+        handler, era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=PRINCIPAL
+    )
 
 
 def _task_store_unavailable(timed: Timed, within_ms: float) -> None:
@@ -217,13 +213,13 @@ def test_task_store_fault_answers_503_in_time_and_loses_no_task(
     fault: str, dynamodb_proxy: FaultProxy, tasks_table: str
 ) -> None:
     modern = _task_client(_task_handler(_settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy))
-    task_id = modern.call_tool("count_to", {"n": 1}).result["taskId"]
-    before = modern.request("tasks/get", {"taskId": task_id}).result
+    task_id = modern.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result["taskId"]
+    before = modern.rpc("tasks/get", {"taskId": task_id}).result
 
     dynamodb_proxy.set(fault, FAULTS[fault])
     try:
-        read = _timed(modern.request, "tasks/get", {"taskId": task_id})
-        create = _timed(modern.call_tool, "count_to", {"n": 1})
+        read = _timed(modern.rpc, "tasks/get", {"taskId": task_id})
+        create = _timed(modern.rpc, "tools/call", {"name": "count_to", "arguments": {"n": 1}})
     finally:
         dynamodb_proxy.heal()
 
@@ -232,8 +228,8 @@ def test_task_store_fault_answers_503_in_time_and_loses_no_task(
     _record("tasks", fault, read, str(read.reply.error["code"]), read.reply.headers["retry-after"])
 
     # Healed: the task is still there, unchanged, and a new one can be created.
-    assert modern.request("tasks/get", {"taskId": task_id}).result == before
-    assert modern.call_tool("count_to", {"n": 1}).result["status"] == "working"
+    assert modern.rpc("tasks/get", {"taskId": task_id}).result == before
+    assert modern.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result["status"] == "working"
 
 
 DEFAULT_BUDGET_MS = 8000  # the default AWS budget: 1 s connect + 2 s read, two attempts, one backoff
@@ -243,12 +239,12 @@ def test_a_blackholed_task_table_answers_503_within_the_default_budget(
     dynamodb_proxy: FaultProxy, tasks_table: str
 ) -> None:
     modern = _task_client(_task_handler(Settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy))
-    task_id = modern.call_tool("count_to", {"n": 1}).result["taskId"]
+    task_id = modern.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result["taskId"]
 
     dynamodb_proxy.set("blackhole")
     try:
-        read = _timed(modern.request, "tasks/get", {"taskId": task_id})
-        create = _timed(modern.call_tool, "count_to", {"n": 1})
+        read = _timed(modern.rpc, "tasks/get", {"taskId": task_id})
+        create = _timed(modern.rpc, "tools/call", {"name": "count_to", "arguments": {"n": 1}})
     finally:
         dynamodb_proxy.heal()
 
@@ -262,7 +258,9 @@ def test_a_task_call_started_near_the_deadline_is_cut_at_it(
 ) -> None:
     # The default budget waits up to 2 s for one read: more than the 1 s this invocation has left.
     handler = _task_handler(Settings(business=TASK_BUSINESS.name), tasks_table, dynamodb_proxy)
-    task_id = _task_client(handler).call_tool("count_to", {"n": 1}).result["taskId"]
+    task_id = (
+        _task_client(handler).rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result["taskId"]
+    )
     requests = {
         "tasks/get": (
             modern_request("tasks/get", {"taskId": task_id}, capabilities=TASKS_CAPABILITIES),
@@ -286,7 +284,7 @@ def test_a_task_call_started_near_the_deadline_is_cut_at_it(
             started = time.monotonic()
             response = invoke(handler, event, context)
             elapsed_ms = (time.monotonic() - started) * 1000
-            reply = Reply(
+            reply = HttpReply(
                 int(response["statusCode"]),
                 {k.lower(): v for k, v in response["headers"].items()},
                 response_body(response),
@@ -337,13 +335,17 @@ def test_secret_service_fault_is_a_retryable_50020_in_time(
     budget = AwsBudget.from_settings(settings)
     provider = SecretsProvider(boto3_client=budget.client("secretsmanager", endpoint_url=moto_proxy.url))
     source = SecretsManagerSource(secret_id, max_age_seconds=0, provider=provider, budget=budget)
-    modern = ModernClient(LambdaClient(build_handler(BUSINESS, settings, secrets=source)))
+    modern = McpTestClient.over_handler(
+        build_handler(BUSINESS, settings, secrets=source), era=MODERN, capabilities={}
+    )
     expected = hashlib.sha256(API_KEY.encode()).hexdigest()[:12]
-    assert modern.call_tool("key_fingerprint").result["structuredContent"] == {"fingerprint": expected}
+    assert modern.rpc("tools/call", {"name": "key_fingerprint", "arguments": {}}).result[
+        "structuredContent"
+    ] == {"fingerprint": expected}
 
     moto_proxy.set(fault, FAULTS[fault])
     try:
-        down = _timed(modern.call_tool, "key_fingerprint")
+        down = _timed(modern.rpc, "tools/call", {"name": "key_fingerprint", "arguments": {}})
     finally:
         moto_proxy.heal()
 
@@ -354,7 +356,9 @@ def test_secret_service_fault_is_a_retryable_50020_in_time(
     assert API_KEY.encode() not in down.reply.raw
     _record("secrets", fault, down, str(structured["code"]), f"{structured['retry_after_ms']} ms")
 
-    assert modern.call_tool("key_fingerprint").result["structuredContent"] == {"fingerprint": expected}
+    assert modern.rpc("tools/call", {"name": "key_fingerprint", "arguments": {}}).result[
+        "structuredContent"
+    ] == {"fingerprint": expected}
 
 
 # --- a downstream service behind the proxy, through ctx.http ------------------------------------------------------
@@ -385,12 +389,14 @@ def test_downstream_fault_is_50300_or_50400_in_time_and_answers_never_mix(
     fault: str, downstream: tuple[FakeService, FaultProxy]
 ) -> None:
     _, proxy = downstream
-    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
-    assert modern.call_tool("fetch", {"nonce": "before"}).result["structuredContent"] == {"nonce": "before"}
+    modern = McpTestClient.over_handler(build_handler(BUSINESS, _settings()), era=MODERN, capabilities={})
+    assert modern.rpc("tools/call", {"name": "fetch", "arguments": {"nonce": "before"}}).result[
+        "structuredContent"
+    ] == {"nonce": "before"}
 
     proxy.set(fault, FAULTS[fault] if fault != "latency" else HTTP_TIMEOUT_S + 0.5)
     try:
-        down = _timed(modern.call_tool, "fetch", {"nonce": "during"})
+        down = _timed(modern.rpc, "tools/call", {"name": "fetch", "arguments": {"nonce": "during"}})
     finally:
         proxy.heal()
 
@@ -403,7 +409,9 @@ def test_downstream_fault_is_50300_or_50400_in_time_and_answers_never_mix(
 
     # Healed: each answer is the one asked for, never a leftover of the failed call.
     for nonce in ("after-1", "after-2"):
-        assert modern.call_tool("fetch", {"nonce": nonce}).result["structuredContent"] == {"nonce": nonce}
+        assert modern.rpc("tools/call", {"name": "fetch", "arguments": {"nonce": nonce}}).result[
+            "structuredContent"
+        ] == {"nonce": nonce}
 
 
 def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_recovers(
@@ -411,19 +419,24 @@ def test_an_open_circuit_answers_50300_without_touching_the_downstream_then_reco
 ) -> None:
     service, _ = downstream
     # The breaker counts whole seconds from the second it opened: a 2 s circuit is open 1 to 2 s.
-    modern = ModernClient(LambdaClient(build_handler(BUSINESS, _settings())))
+    modern = McpTestClient.over_handler(build_handler(BUSINESS, _settings()), era=MODERN, capabilities={})
     service.statuses = [503] * 6  # three calls of two attempts each: the threshold of consecutive failures
 
     with caplog.at_level("INFO"):
         failures = [
-            modern.call_tool("fetch", {"nonce": str(n)}).result["structuredContent"] for n in range(3)
+            modern.rpc("tools/call", {"name": "fetch", "arguments": {"nonce": str(n)}}).result[
+                "structuredContent"
+            ]
+            for n in range(3)
         ]
         reached = len(service.seen)
-        opened = _timed(modern.call_tool, "fetch", {"nonce": "while-open"})
+        opened = _timed(modern.rpc, "tools/call", {"name": "fetch", "arguments": {"nonce": "while-open"}})
         assert len(service.seen) == reached  # nothing was sent while open
         left_ms = opened.reply.result["structuredContent"]["retry_after_ms"]
         time.sleep(left_ms / 1000 + 0.05)  # then the trial
-        trial = modern.call_tool("fetch", {"nonce": "trial"}).result["structuredContent"]
+        trial = modern.rpc("tools/call", {"name": "fetch", "arguments": {"nonce": "trial"}}).result[
+            "structuredContent"
+        ]
 
     assert [f["code"] for f in failures] == [50300] * 3
     structured = opened.reply.result["structuredContent"]
@@ -478,17 +491,17 @@ def _exactly_once_handler(
 
 def _keyed_caller(era: str, handler: LambdaHandler) -> Any:
     """A keyed `charge` call in `era`: the key in `_meta` (2026-07-28) or the Idempotency-Key header (legacy)."""
-    client = LambdaClient(_short_invocations(handler), authorizer=PRINCIPAL)
+    client = McpTestClient.over_handler(_short_invocations(handler), authorizer=PRINCIPAL)
     if era == "2026-07-28":
         return lambda key: keyed_call(client, "charge", {"amount": 5}, key)
-    session = LegacyClient(client, "2025-11-25")
+    session = client.clone(era="2025-11-25")
     session.initialize()
-    return lambda key: session.request(
+    return lambda key: session.rpc(
         "tools/call", {"name": "charge", "arguments": {"amount": 5}}, idempotency_key=key
     )
 
 
-def _structured(reply: Reply) -> dict[str, Any]:
+def _structured(reply: HttpReply) -> dict[str, Any]:
     assert reply.status == 200, reply.raw
     return reply.result["structuredContent"]  # type: ignore[no-any-return]
 
@@ -570,7 +583,7 @@ def test_a_blackholed_exactly_once_table_near_the_deadline_answers_50030_at_it(
     finally:
         dynamodb_proxy.heal()
 
-    reply = Reply(
+    reply = HttpReply(
         int(response["statusCode"]),
         {k.lower(): v for k, v in response["headers"].items()},
         response_body(response),
@@ -600,7 +613,7 @@ def test_a_store_that_fails_after_the_tool_ran_keeps_the_answer_and_holds_the_ke
     business = Business(name="breaks", tools=[charge_and_break_the_store])
     settings = _settings(business=business.name)
     handler = _short_invocations(_exactly_once_handler(business, settings, idempotency_table, dynamodb_proxy))
-    client = LambdaClient(handler, authorizer=PRINCIPAL)
+    client = McpTestClient.over_handler(handler, authorizer=PRINCIPAL)
     BREAKS_THE_STORE["proxy"] = dynamodb_proxy
     try:
         with caplog.at_level("INFO"):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from scripts import fleet
-from tests.support.lambda_client import modern_headers, modern_request
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.testing import FakeService, fake_service
 from mcp_lambda_dev.services import LocalService

@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, HttpClient
 from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
 from mcp_lambda.stores.circuits.dynamodb import DynamoDBCircuitStore
-from mcp_lambda.testing import FakeService, fake_service
+from mcp_lambda.testing import MODERN, FakeService, McpTestClient, fake_service
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda_dev.aws_counters import DynamoDBCalls
 from mcp_lambda_dev.services import LocalService
@@ -93,13 +93,20 @@ def test_failures_on_one_container_open_the_circuit_for_another_which_answers_50
     fleet_env: str, service: FakeService
 ) -> None:
     business = Business(name="shop", tools=[stock])
-    first = ModernClient(LambdaClient(build_handler(business, _settings(fleet_env))))
-    second = ModernClient(LambdaClient(build_handler(business, _settings(fleet_env))))
+    first = McpTestClient.over_handler(
+        build_handler(business, _settings(fleet_env)), era=MODERN, capabilities={}
+    )
+    second = McpTestClient.over_handler(
+        build_handler(business, _settings(fleet_env)), era=MODERN, capabilities={}
+    )
     service.fail_next(503, 503, 503)
-    codes = [first.call_tool("stock").result["structuredContent"]["code"] for _ in range(3)]
+    codes = [
+        first.rpc("tools/call", {"name": "stock", "arguments": {}}).result["structuredContent"]["code"]
+        for _ in range(3)
+    ]
     reached = len(service.seen)
 
-    refused = second.call_tool("stock").result["structuredContent"]
+    refused = second.rpc("tools/call", {"name": "stock", "arguments": {}}).result["structuredContent"]
 
     assert codes == [50300] * 3
     assert len(service.seen) == reached == 3  # the second container sent nothing

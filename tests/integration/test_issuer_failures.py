@@ -16,13 +16,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, build_handler, modern_headers, modern_request
+from tests.support.handlers import build_handler
 from tests.support.oauth import Issuer
+from tests.support.wire import modern_headers, modern_request
 
 import businesses.demo as demo
 from mcp_lambda.auth import issuer as issuer_fetch
 from mcp_lambda.auth import tokens
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import McpTestClient
 
 RESOURCE = "https://localhost/mcp"
 DISCOVERY = "/.well-known/openid-configuration"
@@ -132,7 +134,7 @@ def _padded(value: Any) -> bytes:
     return json.dumps(value).encode() + b" " * (issuer_fetch.MAX_DOCUMENT_BYTES + 1)
 
 
-def _call(client: LambdaClient, token: str) -> Any:
+def _call(client: McpTestClient, token: str) -> Any:
     body = modern_request("tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}}, 21)
     headers = {**modern_headers("tools/call", "search_products"), "authorization": f"Bearer {token}"}
     return client.post(body, headers, oracle=False)
@@ -194,11 +196,11 @@ def _refused_until_healthy(
     assert _call(client, token).status == 200
 
 
-def _container(stub: StubIssuer, oauth_issuer: Issuer) -> tuple[LambdaClient, str]:
+def _container(stub: StubIssuer, oauth_issuer: Issuer) -> tuple[McpTestClient, str]:
     """A fresh container trusting the stub as its issuer, and a token the stub's JWKS (when healthy) verifies."""
     settings = Settings(business="demo", auth_mode="jwt", auth_issuer=stub.url)
     token = oauth_issuer.sign(iss=stub.url, sub="alice", aud=RESOURCE)
-    return LambdaClient(build_handler(demo.BUSINESS, settings)), token
+    return McpTestClient.over_handler(build_handler(demo.BUSINESS, settings)), token
 
 
 DISCOVERY_ROWS: dict[str, Callable[[str], Answer]] = {

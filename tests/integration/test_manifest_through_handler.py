@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ResultCode, ToolResult, business_error, entities, tool
 from mcp_lambda.tools import execution_result as action_result
 
@@ -82,12 +83,12 @@ class Lines(logging.Handler):
 
 
 @pytest.fixture(scope="module")
-def client() -> ModernClient:
+def client() -> McpTestClient:
     business = Business(name="manifest_probe", tools=[return_route, return_action])
     handler = build_handler(
         business, Settings.from_env({"BUSINESS": "manifest_probe", "MANIFEST_DIR": str(MANIFESTS)})
     )
-    return ModernClient(LambdaClient(handler))
+    return McpTestClient.over_handler(handler, era=MODERN, capabilities={})
 
 
 @pytest.fixture
@@ -99,8 +100,8 @@ def logs() -> Iterator[Lines]:
     logger.removeHandler(lines)
 
 
-def call(client: ModernClient, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    reply = client.call_tool(name, arguments)
+def call(client: McpTestClient, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    reply = client.rpc("tools/call", {"name": name, "arguments": arguments or {}})
     assert reply.status == 200, reply.raw
     result: dict[str, Any] = reply.body["result"]
     return result
@@ -108,7 +109,7 @@ def call(client: ModernClient, name: str, arguments: dict[str, Any]) -> dict[str
 
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_a_violation_reaches_the_client_only_as_an_error_result(
-    client: ModernClient, logs: Lines, case: str
+    client: McpTestClient, logs: Lines, case: str
 ) -> None:
     result = call(client, "return_route", {"case": case})
     assert result["isError"] is True
@@ -119,18 +120,18 @@ def test_a_violation_reaches_the_client_only_as_an_error_result(
     assert len(failed) == 1 and failed[0].code == ResultCode.RESULT_VIOLATES_MANIFEST  # type: ignore[attr-defined]
 
 
-def test_an_error_result_with_a_non_numeric_code_is_a_violation(client: ModernClient) -> None:
+def test_an_error_result_with_a_non_numeric_code_is_a_violation(client: McpTestClient) -> None:
     result = call(client, "return_route", {"case": "bad_error"})
     assert result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
     assert "structuredContent.code must be an int, got string" in result["structuredContent"]["message"]
 
 
-def test_an_execution_result_carrying_entities_is_a_violation(client: ModernClient) -> None:
+def test_an_execution_result_carrying_entities_is_a_violation(client: McpTestClient) -> None:
     result = call(client, "return_action", {"with_entities": True})
     assert result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
 
 
-def test_valid_results_pass_untouched(client: ModernClient, logs: Lines) -> None:
+def test_valid_results_pass_untouched(client: McpTestClient, logs: Lines) -> None:
     result = call(client, "return_route", {"case": "good"})
     assert result["structuredContent"] == {"entities": [GOOD_ROUTE]} and "isError" not in result
     assert call(client, "return_route", {"case": "business_error"})["structuredContent"]["code"] == 40001
@@ -138,13 +139,13 @@ def test_valid_results_pass_untouched(client: ModernClient, logs: Lines) -> None
     assert not [r for r in logs.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
 
 
-def test_tools_list_shows_the_manifest_output_schema_for_entities_tools(client: ModernClient) -> None:
-    tools = {t["name"]: t for t in client.request("tools/list").body["result"]["tools"]}
+def test_tools_list_shows_the_manifest_output_schema_for_entities_tools(client: McpTestClient) -> None:
+    tools = {t["name"]: t for t in client.rpc("tools/list").body["result"]["tools"]}
     success, error = tools["return_route"]["outputSchema"]["anyOf"]
     assert success["properties"]["entities"]["items"]["required"] == ["entity_type", "route_id"]
     assert error == {"$ref": "#/$defs/tool_error"}
     assert "outputSchema" not in tools["return_action"]
 
 
-def test_the_check_result_is_plain_json(client: ModernClient) -> None:
+def test_the_check_result_is_plain_json(client: McpTestClient) -> None:
     json.dumps(call(client, "return_route", {"case": "wrong_nested"}))

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 from jwt.algorithms import RSAAlgorithm
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 from tests.support.oauth import Issuer, hs256_with_public_key, now, unsigned, with_bad_signature
 
 import businesses.demo as demo
 from businesses.conformance import BUSINESS as CONFORMANCE
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.results import entities
 
@@ -38,27 +39,16 @@ def settings_for(issuer: Issuer, business: str = "demo", **extra: Any) -> Settin
 
 
 @pytest.fixture(scope="module")
-def client(oauth_issuer: Issuer) -> LambdaClient:
-    return LambdaClient(build_handler(demo.BUSINESS, settings_for(oauth_issuer)))
+def client(oauth_issuer: Issuer) -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(demo.BUSINESS, settings_for(oauth_issuer)))
 
 
 def bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def modern(client: LambdaClient, token: str | None) -> ModernClient:
-    return ModernClient(_Authorized(client, token) if token is not None else client)
-
-
-class _Authorized(LambdaClient):
-    """The same handler, every request carrying one bearer token (as an OAuth-capable client sends it)."""
-
-    def __init__(self, inner: LambdaClient, token: str) -> None:
-        super().__init__(inner.handler, inner.path, inner.oracle)
-        self.token = token
-
-    def send(self, method: str, body: Any = None, headers: dict[str, str] | None = None, **kw: Any) -> Any:
-        return super().send(method, body, {**bearer(self.token), **(headers or {})}, **kw)
+def modern(client: McpTestClient, token: str | None) -> McpTestClient:
+    return client.clone(era=MODERN, capabilities={}, headers=bearer(token) if token is not None else {})
 
 
 def challenge_params(value: str) -> dict[str, str]:
@@ -89,69 +79,70 @@ def assert_refused(
 # --- valid tokens ------------------------------------------------------------------------------------------
 
 
-def test_a_valid_token_is_served_in_both_eras(client: LambdaClient, oauth_issuer: Issuer) -> None:
+def test_a_valid_token_is_served_in_both_eras(client: McpTestClient, oauth_issuer: Issuer) -> None:
     token = oauth_issuer.token("alice", ALL_SCOPES, RESOURCE)
-    listed = modern(client, token).request("tools/list")
+    listed = modern(client, token).rpc("tools/list")
     assert listed.status == 200
     assert "list_subscriptions" in [tool["name"] for tool in listed.result["tools"]]
 
-    legacy = LegacyClient(_Authorized(client, token))
+    legacy = client.clone(era="2025-11-25", headers=bearer(token))
     legacy.initialize()
-    assert legacy.call_tool("search_products", {"keyword": "cup"}).status == 200
+    assert (
+        legacy.rpc("tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}}).status == 200
+    )
 
 
-def test_an_es256_token_is_accepted_too(client: LambdaClient, oauth_issuer: Issuer) -> None:
+def test_an_es256_token_is_accepted_too(client: McpTestClient, oauth_issuer: Issuer) -> None:
     token = oauth_issuer.sign("es256", **oauth_issuer.valid_claims())
-    assert modern(client, token).request("tools/list").status == 200
+    assert modern(client, token).rpc("tools/list").status == 200
 
 
 def test_an_explicit_jwks_url_skips_discovery(oauth_issuer: Issuer) -> None:
     settings = settings_for(oauth_issuer, auth_jwks_url=f"{oauth_issuer.url}/jwks")
-    explicit = LambdaClient(build_handler(demo.BUSINESS, settings))
+    explicit = McpTestClient.over_handler(build_handler(demo.BUSINESS, settings))
     token = oauth_issuer.token("alice", resource=RESOURCE)
-    assert modern(explicit, token).request("tools/list").status == 200
+    assert modern(explicit, token).rpc("tools/list").status == 200
 
 
 def test_an_audience_setting_replaces_the_resource_url(oauth_issuer: Issuer) -> None:
     settings = settings_for(oauth_issuer, auth_audience=("api://orders",))
-    pinned = LambdaClient(build_handler(demo.BUSINESS, settings))
+    pinned = McpTestClient.over_handler(build_handler(demo.BUSINESS, settings))
     assert (
-        modern(pinned, oauth_issuer.token("alice", resource="api://orders")).request("tools/list").status
-        == 200
+        modern(pinned, oauth_issuer.token("alice", resource="api://orders")).rpc("tools/list").status == 200
     )
-    refused = modern(pinned, oauth_issuer.token("alice", resource=RESOURCE)).request("tools/list")
+    refused = modern(pinned, oauth_issuer.token("alice", resource=RESOURCE)).rpc("tools/list")
     assert_refused(refused, "not issued for this resource")
 
 
 def test_a_token_without_aud_is_checked_by_client_id_as_api_gateway_does(oauth_issuer: Issuer) -> None:
     settings = settings_for(oauth_issuer, auth_audience=("cognito-app-client",))
-    pinned = LambdaClient(build_handler(demo.BUSINESS, settings))
+    pinned = McpTestClient.over_handler(build_handler(demo.BUSINESS, settings))
     cognito_like = oauth_issuer.sign(sub="alice", aud=None, client_id="cognito-app-client")
-    assert modern(pinned, cognito_like).request("tools/list").status == 200
+    assert modern(pinned, cognito_like).rpc("tools/list").status == 200
     other_client = oauth_issuer.sign(sub="alice", aud=None, client_id="another-app")
-    assert_refused(modern(pinned, other_client).request("tools/list"), "not issued for this resource")
+    assert_refused(modern(pinned, other_client).rpc("tools/list"), "not issued for this resource")
 
 
 # --- invalid tokens: 401 with the challenge ---------------------------------------------------------------
 
 
-def test_no_token_gets_401_with_the_challenge_and_no_error_code(client: LambdaClient) -> None:
+def test_no_token_gets_401_with_the_challenge_and_no_error_code(client: McpTestClient) -> None:
     reason = "no access token"
-    assert_refused(modern(client, None).request("tools/list"), reason, offered=False)
+    assert_refused(modern(client, None).rpc("tools/list"), reason, offered=False)
     assert_refused(client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}), reason, offered=False)
     deleted = client.send("DELETE", headers={"mcp-session-id": "x"})
     assert_refused(deleted, reason, has_id=False, offered=False)
 
 
 @pytest.mark.parametrize("authorization", ["Basic YTpi", "Digest username=a", "   "])
-def test_another_scheme_gets_401_with_no_error_code(client: LambdaClient, authorization: str) -> None:
+def test_another_scheme_gets_401_with_no_error_code(client: McpTestClient, authorization: str) -> None:
     reply = client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"authorization": authorization})
     assert_refused(reply, "Bearer", offered=False)
 
 
 @pytest.mark.parametrize("authorization", ["Bearer", "Bearer a b", "bearer {not-b64}", "BEARER \x01"])
 def test_a_malformed_bearer_token_keeps_the_invalid_token_code(
-    client: LambdaClient, authorization: str
+    client: McpTestClient, authorization: str
 ) -> None:
     reply = client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"authorization": authorization})
     assert_refused(reply, "does not carry a Bearer token")
@@ -190,21 +181,21 @@ FORGERIES = {
 
 @pytest.mark.parametrize("case", sorted(FORGERIES))
 def test_an_invalid_token_gets_401_naming_the_reason_never_the_token(
-    client: LambdaClient, oauth_issuer: Issuer, case: str
+    client: McpTestClient, oauth_issuer: Issuer, case: str
 ) -> None:
     forge, reason = FORGERIES[case]
     token = forge(oauth_issuer)
-    assert_refused(modern(client, token).request("tools/list"), reason, token)
+    assert_refused(modern(client, token).rpc("tools/list"), reason, token)
 
 
-def test_a_key_the_issuer_does_not_publish_gets_401(client: LambdaClient, oauth_issuer: Issuer) -> None:
+def test_a_key_the_issuer_does_not_publish_gets_401(client: McpTestClient, oauth_issuer: Issuer) -> None:
     # Signed for real, but the header names a kid that is in no JWKS (a key the attacker made up).
     token = oauth_issuer.sign(**_claims(oauth_issuer))
     header, body, signature = token.split(".")
     forged_header = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
     forged_header["kid"] = "attacker-key"
     encoded = base64.urlsafe_b64encode(json.dumps(forged_header).encode()).decode().rstrip("=")
-    assert_refused(modern(client, f"{encoded}.{body}.{signature}").request("tools/list"), "does not publish")
+    assert_refused(modern(client, f"{encoded}.{body}.{signature}").rpc("tools/list"), "does not publish")
 
 
 # --- Protected Resource Metadata ---------------------------------------------------------------------------
@@ -214,9 +205,9 @@ def test_a_key_the_issuer_does_not_publish_gets_401(client: LambdaClient, oauth_
     "path", ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
 )
 def test_both_metadata_urls_serve_the_document_without_a_token(
-    oauth_issuer: Issuer, client: LambdaClient, path: str
+    oauth_issuer: Issuer, client: McpTestClient, path: str
 ) -> None:
-    metadata = LambdaClient(client.handler, path=path, oracle=False)
+    metadata = McpTestClient.over_handler(client.handler, path=path, oracle=False)
     reply = metadata.send("GET")
     assert reply.status == 200
     assert reply.body == {
@@ -232,9 +223,11 @@ def test_both_metadata_urls_serve_the_document_without_a_token(
 def test_the_metadata_resource_follows_public_url(oauth_issuer: Issuer) -> None:
     settings = settings_for(oauth_issuer, public_url="https://mcp.example.com/mcp")
     handler = build_handler(demo.BUSINESS, settings)
-    reply = LambdaClient(handler, path="/.well-known/oauth-protected-resource/mcp", oracle=False).send("GET")
+    reply = McpTestClient.over_handler(
+        handler, path="/.well-known/oauth-protected-resource/mcp", oracle=False
+    ).send("GET")
     assert reply.body["resource"] == "https://mcp.example.com/mcp"
-    refused = LambdaClient(handler).post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    refused = McpTestClient.over_handler(handler).post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     params = challenge_params(refused.headers["www-authenticate"])
     assert params["resource_metadata"] == "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 
@@ -243,10 +236,12 @@ def test_the_metadata_resource_follows_public_url(oauth_issuer: Issuer) -> None:
 
 
 def test_a_missing_scope_gets_403_with_a_step_up_challenge(
-    client: LambdaClient, oauth_issuer: Issuer
+    client: McpTestClient, oauth_issuer: Issuer
 ) -> None:
     token = oauth_issuer.token("carol", "subscriptions:read", RESOURCE)
-    reply = modern(client, token).call_tool("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
+    reply = modern(client, token).rpc(
+        "tools/call", {"name": "subscribe_product", "arguments": {"product_id": "p-1004", "alert": "restock"}}
+    )
     assert reply.status == 403
     params = challenge_params(reply.headers["www-authenticate"])
     assert params == {
@@ -258,22 +253,24 @@ def test_a_missing_scope_gets_403_with_a_step_up_challenge(
     assert reply.error["code"] == -32012
     assert reply.error["data"] == {"requiredScopes": ["subscriptions:write"]}
 
-    legacy = LegacyClient(_Authorized(client, token))
+    legacy = client.clone(era="2025-11-25", headers=bearer(token))
     legacy.initialize()
-    refused = legacy.call_tool("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
+    refused = legacy.rpc(
+        "tools/call", {"name": "subscribe_product", "arguments": {"product_id": "p-1004", "alert": "restock"}}
+    )
     assert refused.status == 403 and refused.error["code"] == -32012
 
 
 def test_tools_list_shows_only_what_the_caller_may_call_and_is_private(
-    client: LambdaClient, oauth_issuer: Issuer
+    client: McpTestClient, oauth_issuer: Issuer
 ) -> None:
-    reader = modern(client, oauth_issuer.token("dave", "subscriptions:read", RESOURCE)).request("tools/list")
+    reader = modern(client, oauth_issuer.token("dave", "subscriptions:read", RESOURCE)).rpc("tools/list")
     names = [tool["name"] for tool in reader.result["tools"]]
     assert "list_subscriptions" in names and "subscribe_product" not in names
     assert "search_products" in names  # a tool without scopes: any authenticated caller
     assert reader.result["cacheScope"] == "private"
 
-    nobody = modern(client, oauth_issuer.token("erin", "", RESOURCE)).request("tools/list")
+    nobody = modern(client, oauth_issuer.token("erin", "", RESOURCE)).rpc("tools/list")
     assert {tool["name"] for tool in nobody.result["tools"]} == {
         "search_routes",
         "search_routes_for_reference",
@@ -286,16 +283,16 @@ def test_tools_list_shows_only_what_the_caller_may_call_and_is_private(
 # --- state bound to its caller -----------------------------------------------------------------------------
 
 
-def test_a_session_of_caller_a_is_refused_to_caller_b(client: LambdaClient, oauth_issuer: Issuer) -> None:
-    alice = LegacyClient(_Authorized(client, oauth_issuer.token("alice", resource=RESOURCE)))
+def test_a_session_of_caller_a_is_refused_to_caller_b(client: McpTestClient, oauth_issuer: Issuer) -> None:
+    alice = client.clone(era="2025-11-25", headers=bearer(oauth_issuer.token("alice", resource=RESOURCE)))
     alice.initialize()
-    assert alice.request("ping").status == 200
+    assert alice.rpc("ping").status == 200
 
-    bob = LegacyClient(_Authorized(client, oauth_issuer.token("bob", resource=RESOURCE)))
+    bob = client.clone(era="2025-11-25", headers=bearer(oauth_issuer.token("bob", resource=RESOURCE)))
     bob.session_id = alice.session_id
-    assert bob.request("ping").status == 404
+    assert bob.rpc("ping").status == 404
     assert bob.delete().status == 404
-    assert alice.request("ping").status == 200  # still alice's
+    assert alice.rpc("ping").status == 200  # still alice's
 
 
 def test_a_request_state_of_caller_a_is_refused_to_caller_b(oauth_issuer: Issuer) -> None:
@@ -311,7 +308,7 @@ def test_a_request_state_of_caller_a_is_refused_to_caller_b(oauth_issuer: Issuer
         params = {"name": elicit, "arguments": {}, **extra, "_meta": meta}
         message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
         headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": elicit}
-        return _Authorized(LambdaClient(handler), token).post(message, headers)
+        return McpTestClient.over_handler(handler, headers=bearer(token)).post(message, headers)
 
     alice, bob = (oauth_issuer.token(name, resource=RESOURCE) for name in ("alice", "bob"))
     first = call(alice, {})
@@ -326,17 +323,26 @@ def test_a_request_state_of_caller_a_is_refused_to_caller_b(oauth_issuer: Issuer
     assert finished.result["resultType"] == "complete"
 
 
-def test_subscriptions_are_per_caller(client: LambdaClient, oauth_issuer: Issuer) -> None:
+def test_subscriptions_are_per_caller(client: McpTestClient, oauth_issuer: Issuer) -> None:
     alice_name, bob_name = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
     alice = modern(client, oauth_issuer.token(alice_name, ALL_SCOPES, RESOURCE))
     bob = modern(client, oauth_issuer.token(bob_name, ALL_SCOPES, RESOURCE))
 
-    subscribed = alice.call_tool("subscribe_product", {"product_id": "p-1004", "alert": "restock"})
+    subscribed = alice.rpc(
+        "tools/call", {"name": "subscribe_product", "arguments": {"product_id": "p-1004", "alert": "restock"}}
+    )
     assert subscribed.result.get("isError") is not True, subscribed.result
 
-    mine = alice.call_tool("list_subscriptions").result["structuredContent"]["entities"]
+    mine = alice.rpc("tools/call", {"name": "list_subscriptions", "arguments": {}}).result[
+        "structuredContent"
+    ]["entities"]
     assert [item["product_id"] for item in mine] == ["p-1004"]
-    assert bob.call_tool("list_subscriptions").result["structuredContent"]["entities"] == []
+    assert (
+        bob.rpc("tools/call", {"name": "list_subscriptions", "arguments": {}}).result["structuredContent"][
+            "entities"
+        ]
+        == []
+    )
 
 
 # --- what a tool sees, and what the logs never see ---------------------------------------------------------
@@ -364,10 +370,14 @@ def orders(ctx: ToolContext) -> ToolResult:
 
 def test_a_tool_sees_the_caller_and_its_own_token(oauth_issuer: Issuer) -> None:
     business = Business(name=f"whoami{uuid.uuid4().hex[:6]}", tools=[whoami, orders])
-    client = LambdaClient(build_handler(business, settings_for(oauth_issuer, business.name)))
+    client = McpTestClient.over_handler(build_handler(business, settings_for(oauth_issuer, business.name)))
     token = oauth_issuer.sign(**_claims(oauth_issuer, scope="orders:read extra", email="a@example.com"))
 
-    result = modern(client, token).call_tool("whoami").result["structuredContent"]
+    result = (
+        modern(client, token)
+        .rpc("tools/call", {"name": "whoami", "arguments": {}})
+        .result["structuredContent"]
+    )
     assert result == {
         "subject": "alice",
         "issuer": oauth_issuer.url,
@@ -381,13 +391,13 @@ def test_logs_carry_a_caller_fingerprint_never_the_token_or_claims(
     oauth_issuer: Issuer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     business = Business(name=f"logs{uuid.uuid4().hex[:6]}", tools=[whoami])
-    client = LambdaClient(build_handler(business, settings_for(oauth_issuer, business.name)))
+    client = McpTestClient.over_handler(build_handler(business, settings_for(oauth_issuer, business.name)))
     subject = f"subject-{uuid.uuid4().hex}"
     token = oauth_issuer.sign(**_claims(oauth_issuer, sub=subject, email="secret-mail@example.com"))
     capsys.readouterr()
 
-    modern(client, token).call_tool("whoami")
-    modern(client, "expired." + token.split(".", 1)[1]).request("tools/list")
+    modern(client, token).rpc("tools/call", {"name": "whoami", "arguments": {}})
+    modern(client, "expired." + token.split(".", 1)[1]).rpc("tools/list")
 
     out = capsys.readouterr().out
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]

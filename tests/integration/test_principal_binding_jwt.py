@@ -8,24 +8,18 @@ import uuid
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient
 from tests.support.oauth import Issuer
 from tests.support.principal_binding import ALL_SCOPES, demo_handler, reached
 
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 
 RESOURCE = "https://localhost/mcp"
 
 
-class WithToken(LambdaClient):
-    """The same handler, every request carrying one bearer token."""
-
-    def __init__(self, handler: Any, token: str) -> None:
-        super().__init__(handler)
-        self.token = token
-
-    def send(self, method: str, body: Any = None, headers: dict[str, str] | None = None, **kw: Any) -> Any:
-        return super().send(method, body, {"authorization": f"Bearer {self.token}", **(headers or {})}, **kw)
+def with_token(handler: Any, token: str) -> McpTestClient:
+    """A client of the handler whose every request carries one bearer token."""
+    return McpTestClient.over_handler(handler, headers={"authorization": f"Bearer {token}"})
 
 
 def jwt_handler(issuer: Issuer, binding: str) -> Any:
@@ -36,9 +30,9 @@ def jwt_handler(issuer: Issuer, binding: str) -> Any:
 def as_app_of(handler: Any, issuer: Issuer, claim: str = "azp") -> Any:
     subject = f"user-{uuid.uuid4().hex[:8]}"
 
-    def as_app(app: str) -> LambdaClient:
+    def as_app(app: str) -> McpTestClient:
         token = issuer.sign(sub=subject, aud=RESOURCE, scope=" ".join(ALL_SCOPES), **{claim: app})
-        return WithToken(handler, token)
+        return with_token(handler, token)
 
     return as_app
 
@@ -60,9 +54,15 @@ def test_bound_to_the_user_every_applications_token_reaches_the_same_state(oauth
 
 def test_bound_to_the_client_a_token_naming_no_client_gets_401(oauth_issuer: Issuer) -> None:
     token = oauth_issuer.sign(sub="alice", aud=RESOURCE, azp=None, client_id=None)
-    refused = ModernClient(WithToken(jwt_handler(oauth_issuer, "user_and_client"), token)).request(
-        "tools/list"
+    refused = (
+        with_token(jwt_handler(oauth_issuer, "user_and_client"), token)
+        .clone(era=MODERN, capabilities={})
+        .rpc("tools/list")
     )
     assert refused.status == 401 and "names no client" in refused.error["message"]
-    served = ModernClient(WithToken(jwt_handler(oauth_issuer, "user"), token)).request("tools/list")
+    served = (
+        with_token(jwt_handler(oauth_issuer, "user"), token)
+        .clone(era=MODERN, capabilities={})
+        .rpc("tools/list")
+    )
     assert served.status == 200

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.secrets import (
     EnvFileSecretSource,
@@ -22,6 +22,7 @@ from mcp_lambda.secrets import (
     parse_env_file,
 )
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import Business, ResultCode, ToolContext, ToolResult, tool
 from mcp_lambda.tools.errors import SecretUnavailable
 from mcp_lambda.tools.results import execution_result
@@ -69,8 +70,8 @@ def _fingerprint(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()[:12]
 
 
-def _legacy(settings: Settings) -> LegacyClient:
-    legacy = LegacyClient(LambdaClient(build_handler(SECRETS_BUSINESS, settings)), "2025-03-26")
+def _legacy(settings: Settings) -> McpTestClient:
+    legacy = McpTestClient.over_handler(build_handler(SECRETS_BUSINESS, settings), era="2025-03-26")
     legacy.initialize()
     return legacy
 
@@ -136,9 +137,9 @@ def test_unreachable_secrets_manager_fails_fast_as_unavailable(
 def test_tool_gets_its_secret_and_a_missing_one_fails_only_that_tool(secret_id: str) -> None:
     legacy = _legacy(Settings(business="secretbiz", secret_id=secret_id))
 
-    ok = legacy.call_tool("maps_key_fingerprint")
-    missing = legacy.call_tool("needs_absent_secret")
-    other = legacy.call_tool("no_secret")
+    ok = legacy.rpc("tools/call", {"name": "maps_key_fingerprint", "arguments": {}})
+    missing = legacy.rpc("tools/call", {"name": "needs_absent_secret", "arguments": {}})
+    other = legacy.rpc("tools/call", {"name": "no_secret", "arguments": {}})
 
     assert ok.result["structuredContent"] == {"fingerprint": _fingerprint(MAPS_KEY)}
     assert missing.result["isError"] is True
@@ -157,8 +158,8 @@ def test_a_missing_secret_is_logged_at_error_with_its_name_and_where_it_was_look
     collect.emit = lines.append  # type: ignore[method-assign]
     logging.getLogger("secretbiz").addHandler(collect)
     try:
-        legacy.call_tool("maps_key_fingerprint")
-        legacy.call_tool("needs_absent_secret")
+        legacy.rpc("tools/call", {"name": "maps_key_fingerprint", "arguments": {}})
+        legacy.rpc("tools/call", {"name": "needs_absent_secret", "arguments": {}})
     finally:
         logging.getLogger("secretbiz").removeHandler(collect)
 
@@ -175,13 +176,15 @@ def test_unreachable_secret_service_is_an_error_result_and_the_server_keeps_work
     monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", f"http://127.0.0.1:{services.free_port()}")
     legacy = _legacy(Settings(business="secretbiz", secret_id="mcp/unreachable"))
 
-    failed = legacy.call_tool("maps_key_fingerprint")
+    failed = legacy.rpc("tools/call", {"name": "maps_key_fingerprint", "arguments": {}})
 
     assert failed.status == 200
     assert failed.result["structuredContent"]["code"] == ResultCode.SECRET_UNAVAILABLE
     assert "unavailable" in failed.result["content"][0]["text"]
-    assert legacy.call_tool("no_secret").result["structuredContent"] == {"ok": True}
-    assert legacy.request("tools/list").status == 200
+    assert legacy.rpc("tools/call", {"name": "no_secret", "arguments": {}}).result["structuredContent"] == {
+        "ok": True
+    }
+    assert legacy.rpc("tools/list").status == 200
 
 
 # --- .env.local -----------------------------------------------------------------------------------------------

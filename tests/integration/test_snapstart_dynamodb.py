@@ -7,13 +7,13 @@ import os
 
 import boto3
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, LegacyClient
 
 from mcp_lambda import snapshot
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions.dynamodb import DynamoDBSessionStore
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda_dev.aws_counters import DynamoDBCalls
 
 
@@ -28,7 +28,7 @@ def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
 
     snapshot.before_snapshot(handler, settings)  # boto3 and the DynamoDB model loaded, no client made yet
     assert store._client is None
-    legacy = LegacyClient(LambdaClient(handler))
+    legacy = McpTestClient.over_handler(handler, era="2025-11-25")
     legacy.initialize()  # the snapshot's environment served a request: its client and connections exist
     before = store.client
     before_credentials = before._request_signer._credentials
@@ -38,9 +38,7 @@ def test_a_restored_container_reconnects_and_keeps_serving_its_sessions(
 
     assert store._client is None and boto3.DEFAULT_SESSION is not default_session
     with DynamoDBCalls(store.table_name).watching_new_clients() as calls:  # the client the request makes
-        listed = legacy.request(
-            "tools/list"
-        )  # the session written before the snapshot, read after the restore
+        listed = legacy.rpc("tools/list")  # the session written before the snapshot, read after the restore
     assert listed.status == 200 and listed.result["tools"]
     after = store.client
     assert after is not before  # its own connection pool

@@ -19,16 +19,14 @@ import pytest
 from tests.support.cors import PREFLIGHT_STATUS, expected_preflight, expected_response_headers
 from tests.support.dev_only import blocking_launcher
 
+from mcp_lambda.wire import stateless_meta
 from mcp_lambda_dev.businesses import known_businesses
 from mcp_lambda_dev.local.process import REPO, free_port, running_server
 
 pytestmark = pytest.mark.interop
 
 SERVER = [sys.executable, "-m", "mcp_lambda_dev.local.server"]
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+META = stateless_meta()
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

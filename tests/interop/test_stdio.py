@@ -18,6 +18,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from mcp_lambda.wire import stateless_meta
+
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,10 +28,7 @@ NOISE = ("noise from print", "noise from sys.__stdout__", "noise from fd 1", "no
 INSPECTOR = REPO / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3"}
 EXPECTED_VERSION = {"auto": "2026-07-28", "2026-07-28": "2026-07-28", "legacy": "2025-11-25"}
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+MODERN_META = stateless_meta()
 
 
 def desktop_env(business: str, *extra_paths: Path) -> dict[str, str]:

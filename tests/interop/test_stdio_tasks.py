@@ -18,13 +18,12 @@ from typing import IO, Any
 
 import pytest
 
+from mcp_lambda.wire import stateless_meta
+
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
-TASKS_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-}
+TASKS_META = stateless_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 TRIP = {"stops": ["guomao", "capital_airport_t3"], "file_format": "ics"}
 
 

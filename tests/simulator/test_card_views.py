@@ -20,11 +20,12 @@ from typing import Any
 
 import pytest
 from scripts.new_business import planned
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 import businesses
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolResult, entities, tool
 from mcp_lambda.tools.cards import CardViews
 from mcp_lambda_dev.local.process import REPO
@@ -66,9 +67,9 @@ def origins() -> Iterator[tuple[str, str]]:
 def serving(handler: Any) -> Iterator[Any]:
     """`mcp(method, params)` -> the answer body of the real handler, to a client that declared MCP Apps (on a
     thread of its own: Playwright's callbacks run inside its event loop)."""
-    client = ModernClient(LambdaClient(handler), UI)
+    client = McpTestClient.over_handler(handler, era=MODERN, capabilities=UI)
     with ThreadPoolExecutor(1) as pool:
-        yield lambda method, params: pool.submit(lambda: client.request(method, params).body).result()
+        yield lambda method, params: pool.submit(lambda: client.rpc(method, params).body).result()
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from mcp_lambda.wire import STATELESS_REVISION
+
 pytestmark = pytest.mark.interop
 
-MODERN = "2026-07-28"
+MODERN = STATELESS_REVISION
 
 
 def fetch(url: str, body: Any = None, headers: dict[str, str] | None = None, method: str | None = None):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_lambda.lambda_adapter import LambdaHandler
+from mcp_lambda.testing import HttpReply, McpTestClient
 from mcp_lambda.tools import (
     Business,
     ExactlyOnce,
@@ -27,7 +28,7 @@ from mcp_lambda.tools import (
 )
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
-from .lambda_client import POST_HEADERS, LambdaClient, Reply, modern_headers, modern_request
+from .wire import POST_HEADERS, modern_headers, modern_request
 
 # Two authenticated callers (API Gateway JWT authorizer claims), for keys scoped per principal.
 USER_1 = {"jwt": {"claims": {"sub": "user-1", "iss": "https://issuer.example"}, "scopes": None}}
@@ -125,14 +126,14 @@ def keyed_request(
 
 
 def call(
-    client: LambdaClient,
+    client: McpTestClient,
     name: str,
     arguments: dict[str, Any],
     key: str | None = None,
     *,
     header_key: str | None = None,
     authorizer: dict[str, Any] | None = None,
-) -> Reply:
+) -> HttpReply:
     """One keyed 2026-07-28 tools/call: the key in `_meta` (`key`) or in the Idempotency-Key header."""
     headers = modern_headers("tools/call", name)
     if header_key is not None:
@@ -140,7 +141,7 @@ def call(
     return client.post(keyed_request(name, arguments, key), headers, authorizer=authorizer)
 
 
-def tool_result(reply: Reply) -> dict[str, Any]:
+def tool_result(reply: HttpReply) -> dict[str, Any]:
     """The ToolResult part of a tools/call reply (what the exactly-once store keeps and replays)."""
     assert reply.status == 200, reply.raw
     result = reply.result

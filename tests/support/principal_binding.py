@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient
 from tests.support.task_business import RecordingInvoker
 
 import businesses.demo as demo
@@ -24,11 +23,12 @@ from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
 from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.stores.tasks import MemoryTaskStore
+from mcp_lambda.testing import MODERN, McpTestClient
 
 ALL_SCOPES = ("subscriptions:read", "subscriptions:write")
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 # Credentials of one application for the user: app id -> a client whose every request carries them.
-AsApp = Callable[[str], LambdaClient]
+AsApp = Callable[[str], McpTestClient]
 
 
 def demo_handler(
@@ -82,24 +82,24 @@ def reached(as_app: AsApp) -> dict[str, bool]:
     }
 
 
-def _session_reached(app_a: LambdaClient, app_b: LambdaClient) -> bool:
-    owner = LegacyClient(app_a)
+def _session_reached(app_a: McpTestClient, app_b: McpTestClient) -> bool:
+    owner = app_a.clone(era="2025-11-25")
     owner.initialize()
-    other = LegacyClient(app_b)
+    other = app_b.clone(era="2025-11-25")
     other.session_id = owner.session_id
-    status = other.request("ping").status
+    status = other.rpc("ping").status
     assert status in (200, 404), status
     return status == 200
 
 
-def _task_reached(app_a: LambdaClient, app_b: LambdaClient) -> bool:
-    created = ModernClient(app_a, TASKS).call_tool(
-        "export_trip_plan", {"stops": ["guomao", "daxing_airport"]}
+def _task_reached(app_a: McpTestClient, app_b: McpTestClient) -> bool:
+    created = app_a.clone(era=MODERN, capabilities=TASKS).rpc(
+        "tools/call", {"name": "export_trip_plan", "arguments": {"stops": ["guomao", "daxing_airport"]}}
     )
     assert created.result["resultType"] == "task", created.raw
     task_id = created.result["taskId"]
-    assert ModernClient(app_a, TASKS).request("tasks/get", {"taskId": task_id}).status == 200
-    reply = ModernClient(app_b, TASKS).request("tasks/get", {"taskId": task_id})
+    assert app_a.clone(era=MODERN, capabilities=TASKS).rpc("tasks/get", {"taskId": task_id}).status == 200
+    reply = app_b.clone(era=MODERN, capabilities=TASKS).rpc("tasks/get", {"taskId": task_id})
     if reply.status == 400:
         assert reply.error["code"] == -32602 and "Task not found" in reply.error["message"]
         return False
@@ -107,25 +107,27 @@ def _task_reached(app_a: LambdaClient, app_b: LambdaClient) -> bool:
     return True
 
 
-def _subscribe(client: LambdaClient, key: str) -> str:
+def _subscribe(client: McpTestClient, key: str) -> str:
     arguments = {"product_id": "p-1004", "alert": "restock"}
-    reply = ModernClient(client).request(
+    reply = client.clone(era=MODERN, capabilities={}).rpc(
         "tools/call", {"name": "subscribe_product", "arguments": arguments}, idempotency_key=key
     )
     assert reply.result.get("isError") is not True, reply.raw
     return str(reply.result["structuredContent"]["subscription_id"])
 
 
-def _exactly_once_reached(app_a: LambdaClient, app_b: LambdaClient) -> bool:
+def _exactly_once_reached(app_a: McpTestClient, app_b: McpTestClient) -> bool:
     key = f"order-{uuid.uuid4().hex}"
     first = _subscribe(app_a, key)
     assert _subscribe(app_a, key) == first  # app-a's own retry is a replay
     return _subscribe(app_b, key) == first  # app-b's call with app-a's key: app-a's result, or its own run
 
 
-def _subscriptions_reached(app_a: LambdaClient, app_b: LambdaClient) -> bool:
-    def listed(client: LambdaClient) -> set[str]:
-        reply = ModernClient(client).call_tool("list_subscriptions")
+def _subscriptions_reached(app_a: McpTestClient, app_b: McpTestClient) -> bool:
+    def listed(client: McpTestClient) -> set[str]:
+        reply = client.clone(era=MODERN, capabilities={}).rpc(
+            "tools/call", {"name": "list_subscriptions", "arguments": {}}
+        )
         return {item["subscription_id"] for item in reply.result["structuredContent"]["entities"]}
 
     mine = _subscribe(app_a, f"alert-{uuid.uuid4().hex}")

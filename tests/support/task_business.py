@@ -9,6 +9,7 @@ from pydantic import Field
 
 from mcp_lambda.calls.task_invoke import TaskStartFailed, task_event
 from mcp_lambda.lambda_adapter import LambdaHandler
+from mcp_lambda.testing import invoke
 from mcp_lambda.tools import (
     Business,
     InputRequired,
@@ -25,7 +26,6 @@ from mcp_lambda.tools import (
 )
 
 from .business import SECRET_FAILURE_TEXT
-from .lambda_client import invoke
 
 TASKS_CAPABILITIES: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
 CALLS: list[str] = []  # the task tools that actually ran, in order

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import MODERN, McpTestClient
 
 
 @pytest.fixture
@@ -17,17 +18,19 @@ def store() -> MemorySessionStore:
 
 
 @pytest.fixture
-def client(store: MemorySessionStore) -> LambdaClient:
-    return LambdaClient(build_handler(TEST_BUSINESS, Settings(business=TEST_BUSINESS.name), store))
+def client(store: MemorySessionStore) -> McpTestClient:
+    return McpTestClient.over_handler(
+        build_handler(TEST_BUSINESS, Settings(business=TEST_BUSINESS.name), store)
+    )
 
 
 @pytest.fixture
-def modern(client: LambdaClient) -> ModernClient:
-    return ModernClient(client)
+def modern(client: McpTestClient) -> McpTestClient:
+    return client.clone(era=MODERN, capabilities={})
 
 
 @pytest.fixture
-def legacy(client: LambdaClient) -> LegacyClient:
-    session = LegacyClient(client, "2025-11-25")
+def legacy(client: McpTestClient) -> McpTestClient:
+    session = client.clone(era="2025-11-25")
     session.initialize()
     return session

@@ -10,20 +10,21 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import LambdaClient, build_handler
+from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import McpTestClient
 
 with socket.socket() as _sock:
     _sock.bind(("127.0.0.1", 0))
     NOWHERE = f"http://127.0.0.1:{_sock.getsockname()[1]}"  # closed: a JWKS fetch fails at once
 
-GATEWAY = LambdaClient(
+GATEWAY = McpTestClient.over_handler(
     build_handler(BUSINESS, Settings(business="conformance", auth_mode="apigateway", auth_issuer=NOWHERE)),
     oracle=False,
 )
-JWT = LambdaClient(
+JWT = McpTestClient.over_handler(
     build_handler(BUSINESS, Settings(business="conformance", auth_mode="jwt", auth_issuer=NOWHERE)),
     oracle=False,
 )

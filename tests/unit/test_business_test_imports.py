@@ -78,7 +78,7 @@ def test_the_check_names_every_kind_of_forbidden_import(tmp_path: Path) -> None:
         "from mcp_lambda.tools import tool\n"
         "from businesses.shop import BUSINESS\n"
         "from . import helpers\n"
-        "from tests.support.lambda_client import LambdaClient\n"
+        "from tests.support.handlers import build_handler\n"
         "from mcp_lambda.settings import Settings\n"
         "import mcp_lambda.app\n"
         "from mcp_lambda import handler\n"
@@ -91,7 +91,7 @@ def test_the_check_names_every_kind_of_forbidden_import(tmp_path: Path) -> None:
     )
 
     assert forbidden_imports(bad, "shop") == [
-        "8: tests.support.lambda_client",
+        "8: tests.support.handlers",
         "9: mcp_lambda.settings",
         "10: mcp_lambda.app",
         "11: mcp_lambda.handler",

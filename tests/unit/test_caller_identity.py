@@ -7,12 +7,13 @@ import socket
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 import businesses.demo as demo
 from mcp_lambda.auth import bearer_token
 from mcp_lambda.caller import bearer_challenge, principal_of, scopes_of
 from mcp_lambda.settings import Settings, SettingsError
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 
@@ -39,8 +40,8 @@ def test_issuer_and_subject_can_no_longer_collide() -> None:
 
 
 def test_a_jwt_subject_never_opens_a_lambda_authorizer_principals_session() -> None:
-    client = LambdaClient(build_handler(demo.BUSINESS))
-    legacy = LegacyClient(client)
+    client = McpTestClient.over_handler(build_handler(demo.BUSINESS))
+    legacy = client.clone(era="2025-11-25")
     init = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -54,18 +55,19 @@ def test_a_jwt_subject_never_opens_a_lambda_authorizer_principals_session() -> N
     session = client.post(init, authorizer=jwt_authorizer("alice", iss=None)).headers["mcp-session-id"]
     legacy.session_id = session
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-    headers = legacy.headers()
+    headers = legacy.request_headers()
     assert client.post(ping, headers, authorizer=jwt_authorizer("alice", iss=None)).status == 200
     assert client.post(ping, headers, authorizer=lambda_authorizer("alice")).status == 404
 
     piped = client.post(init, authorizer=jwt_authorizer("y", iss="https://a|x")).headers["mcp-session-id"]
     legacy.session_id = piped
     assert (
-        client.post(ping, legacy.headers(), authorizer=jwt_authorizer("x|y", iss="https://a")).status == 404
+        client.post(ping, legacy.request_headers(), authorizer=jwt_authorizer("x|y", iss="https://a")).status
+        == 404
     )
 
 
-def test_a_lone_surrogate_in_a_claim_is_encoded_not_a_500(gateway: LambdaClient) -> None:
+def test_a_lone_surrogate_in_a_claim_is_encoded_not_a_500(gateway: McpTestClient) -> None:
     assert principal_of("jwt", "https://i", "\ud800") == "jwt:https%3A%2F%2Fi:%ED%A0%80"
     reply = _call(gateway, "hello", jwt_authorizer("\ud800", scope="x"))
     assert reply.status == 200
@@ -124,16 +126,16 @@ WHOAMI = Business(name="whoami_unit", tools=[whoami, hello])
 
 
 @pytest.fixture
-def gateway() -> LambdaClient:
+def gateway() -> McpTestClient:
     settings = Settings(business="whoami_unit", auth_mode="apigateway", auth_issuer=ISSUER)
-    return LambdaClient(build_handler(WHOAMI, settings))
+    return McpTestClient.over_handler(build_handler(WHOAMI, settings))
 
 
 def _call(
-    client: LambdaClient, name: str, authorizer: dict[str, Any] | None, token: str | None = None
+    client: McpTestClient, name: str, authorizer: dict[str, Any] | None, token: str | None = None
 ) -> Any:
-    modern = ModernClient(client)
-    modern.next_id += 1
+    modern = client.clone(era=MODERN, capabilities={})
+    modern.last_id += 1
     body = {
         "jsonrpc": "2.0",
         "id": 5,
@@ -153,7 +155,7 @@ def _call(
     return client.post(body, headers, authorizer=authorizer)
 
 
-def test_apigateway_mode_refuses_a_request_the_authorizer_did_not_vouch_for(gateway: LambdaClient) -> None:
+def test_apigateway_mode_refuses_a_request_the_authorizer_did_not_vouch_for(gateway: McpTestClient) -> None:
     # With a bearer token: the token failed, so `invalid_token`; with none, no error code (RFC 6750 §3.1).
     for token, code in [("the.caller.token", 'error="invalid_token"'), (None, None)]:
         reply = _call(gateway, "hello", None, token=token)
@@ -164,12 +166,12 @@ def test_apigateway_mode_refuses_a_request_the_authorizer_did_not_vouch_for(gate
         assert reply.error["code"] == -32011
 
 
-def test_apigateway_mode_serves_the_authorizers_caller_and_its_token(gateway: LambdaClient) -> None:
+def test_apigateway_mode_serves_the_authorizers_caller_and_its_token(gateway: McpTestClient) -> None:
     reply = _call(gateway, "whoami", jwt_authorizer("alice", scope="profile:read"), token="the.caller.token")
     assert reply.result["structuredContent"] == {"subject": "alice", "kind": "jwt", "has_token": True}
 
 
-def test_apigateway_mode_enforces_tool_scopes(gateway: LambdaClient) -> None:
+def test_apigateway_mode_enforces_tool_scopes(gateway: McpTestClient) -> None:
     refused = _call(gateway, "whoami", jwt_authorizer("alice", scope="other"))
     assert refused.status == 403
     assert 'error="insufficient_scope"' in refused.headers["www-authenticate"]
@@ -177,33 +179,34 @@ def test_apigateway_mode_enforces_tool_scopes(gateway: LambdaClient) -> None:
     assert _call(gateway, "hello", jwt_authorizer("alice", scope="other")).status == 200
 
 
-def test_apigateway_mode_serves_the_metadata(gateway: LambdaClient) -> None:
-    reply = LambdaClient(gateway.handler, path="/.well-known/oauth-protected-resource", oracle=False).send(
-        "GET"
-    )
+def test_apigateway_mode_serves_the_metadata(gateway: McpTestClient) -> None:
+    reply = McpTestClient.over_handler(
+        gateway.handler, path="/.well-known/oauth-protected-resource", oracle=False
+    ).send("GET")
     assert reply.status == 200
     assert reply.body["authorization_servers"] == [ISSUER]
     assert reply.body["scopes_supported"] == ["profile:read"]
 
 
-def test_an_issuer_scope_prefix_is_taken_off_and_advertised(gateway: LambdaClient) -> None:
+def test_an_issuer_scope_prefix_is_taken_off_and_advertised(gateway: McpTestClient) -> None:
     # Cognito names a custom scope "<resource server identifier>/<scope>"; tools name it without the prefix.
     prefix = "https://mcp.example.com/"
     settings = Settings(
         business="whoami_unit", auth_mode="apigateway", auth_issuer=ISSUER, auth_scope_prefix=prefix
     )
-    client = LambdaClient(build_handler(WHOAMI, settings))
+    client = McpTestClient.over_handler(build_handler(WHOAMI, settings))
     assert _call(client, "whoami", jwt_authorizer("alice", scope=f"{prefix}profile:read")).status == 200
     refused = _call(client, "whoami", jwt_authorizer("alice", scope="profile:read"))
     assert refused.status == 403
     assert f'scope="{prefix}profile:read"' in refused.headers["www-authenticate"]
-    metadata = LambdaClient(client.handler, "/.well-known/oauth-protected-resource", oracle=False).send("GET")
+    metadata = McpTestClient.over_handler(
+        client.handler, path="/.well-known/oauth-protected-resource", oracle=False
+    ).send("GET")
     assert metadata.body["scopes_supported"] == [f"{prefix}profile:read"]
 
 
 def test_the_resource_url_follows_the_api_gateway_stage() -> None:
-    from tests.support.lambda_client import invoke
-
+    from mcp_lambda.testing import invoke
     from mcp_lambda_dev.local.events import http_event
 
     settings = Settings(business="whoami_unit", auth_mode="apigateway", auth_issuer=ISSUER)
@@ -218,20 +221,22 @@ def test_the_resource_url_follows_the_api_gateway_stage() -> None:
 
 
 def test_none_mode_serves_anonymous_callers_every_tool_and_no_metadata() -> None:
-    client = LambdaClient(build_handler(WHOAMI, Settings(business="whoami_unit")))
+    client = McpTestClient.over_handler(build_handler(WHOAMI, Settings(business="whoami_unit")))
     reply = _call(client, "whoami", None)
     assert reply.result["structuredContent"] == {"subject": None, "kind": None, "has_token": False}
-    listed = ModernClient(client).request("tools/list")
+    listed = client.clone(era=MODERN, capabilities={}).rpc("tools/list")
     assert [t["name"] for t in listed.result["tools"]] == ["whoami", "hello"]
     assert listed.result["cacheScope"] == "public"
     assert (
-        LambdaClient(client.handler, "/.well-known/oauth-protected-resource", oracle=False).send("GET").status
+        McpTestClient.over_handler(client.handler, path="/.well-known/oauth-protected-resource", oracle=False)
+        .send("GET")
+        .status
         == 404
     )
 
 
 def test_none_mode_still_names_the_caller_an_authorizer_vouched_for() -> None:
-    client = LambdaClient(build_handler(WHOAMI, Settings(business="whoami_unit")))
+    client = McpTestClient.over_handler(build_handler(WHOAMI, Settings(business="whoami_unit")))
     reply = _call(client, "whoami", lambda_authorizer("svc-42"))
     assert reply.result["structuredContent"] == {"subject": "svc-42", "kind": "lambda", "has_token": False}
 
@@ -244,7 +249,7 @@ def test_an_unreachable_issuer_gets_503_with_retry_after_not_401() -> None:
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
     settings = Settings(business="whoami_unit", auth_mode="jwt", auth_issuer=closed)
-    client = LambdaClient(build_handler(WHOAMI, settings), oracle=False)
+    client = McpTestClient.over_handler(build_handler(WHOAMI, settings), oracle=False)
     header = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhIn0.c2ln"
     reply = _call(client, "hello", None, token=header)
     assert reply.status == 503

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE, declares_ui
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolResult, entities, tool
 
 UI = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}}
@@ -19,21 +20,21 @@ PRODUCT_VIEW = "ui://demo/product_list_widget"
 
 
 @pytest.fixture(scope="module")
-def client() -> LambdaClient:
-    return LambdaClient(build_handler(None, settings=_settings()))
+def client() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(None, settings=_settings()))
 
 
 def _settings() -> Settings:
     return Settings(business="demo")
 
 
-def _modern(client: LambdaClient, capabilities: dict[str, Any] | None) -> ModernClient:
-    return ModernClient(client, capabilities=capabilities)
+def _modern(client: McpTestClient, capabilities: dict[str, Any] | None) -> McpTestClient:
+    return client.clone(era=MODERN, capabilities=capabilities or {})
 
 
-def _legacy(client: LambdaClient, capabilities: dict[str, Any] | None) -> LegacyClient:
-    session = LegacyClient(client, capabilities=capabilities)
-    session.initialize()
+def _legacy(client: McpTestClient, capabilities: dict[str, Any] | None) -> McpTestClient:
+    session = client.clone(era="2025-11-25")
+    session.initialize(capabilities)
     return session
 
 
@@ -41,11 +42,11 @@ ERAS = {"modern": _modern, "legacy": _legacy}
 
 
 def _tools(session: Any) -> dict[str, dict[str, Any]]:
-    return {entry["name"]: entry for entry in session.request("tools/list", {}).result["tools"]}
+    return {entry["name"]: entry for entry in session.rpc("tools/list", {}).result["tools"]}
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_a_ui_client_sees_each_card_tool_point_at_its_view(client: LambdaClient, era: str) -> None:
+def test_a_ui_client_sees_each_card_tool_point_at_its_view(client: McpTestClient, era: str) -> None:
     tools = _tools(ERAS[era](client, UI))
     assert tools["search_routes"]["_meta"]["ui"] == {"resourceUri": ROUTE_VIEW}
     assert tools["search_products"]["_meta"]["ui"] == {"resourceUri": PRODUCT_VIEW}
@@ -58,23 +59,27 @@ def test_a_ui_client_sees_each_card_tool_point_at_its_view(client: LambdaClient,
     "capabilities", [None, {"extensions": {UI_EXTENSION: {}}}], ids=["nothing", "no-mime"]
 )
 def test_a_client_without_the_extension_sees_todays_tools(
-    client: LambdaClient, era: str, capabilities: dict[str, Any] | None
+    client: McpTestClient, era: str, capabilities: dict[str, Any] | None
 ) -> None:
     tools = _tools(ERAS[era](client, capabilities))
     assert "refresh_route" not in tools  # app-only: never in a list a model reads
     assert all("_meta" not in entry for entry in tools.values())
     session = ERAS[era](client, capabilities)
-    listed = session.request("resources/list", {}).result["resources"]  # the demo's skills, no view
+    listed = session.rpc("resources/list", {}).result["resources"]  # the demo's skills, no view
     assert listed and not any(entry["uri"].startswith("ui://") for entry in listed)
-    refused = session.request("resources/read", {"uri": ROUTE_VIEW})
+    refused = session.rpc("resources/read", {"uri": ROUTE_VIEW})
     assert refused.error["code"] in (-32602, -32002) and ROUTE_VIEW in refused.error["message"]
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_results_are_the_same_with_and_without_the_extension(client: LambdaClient, era: str) -> None:
+def test_results_are_the_same_with_and_without_the_extension(client: McpTestClient, era: str) -> None:
     arguments = {"origin": "guomao", "destination": "sanlitun"}
-    with_ui = ERAS[era](client, UI).call_tool("search_routes", arguments).result
-    without = ERAS[era](client, None).call_tool("search_routes", arguments).result
+    with_ui = (
+        ERAS[era](client, UI).rpc("tools/call", {"name": "search_routes", "arguments": arguments}).result
+    )
+    without = (
+        ERAS[era](client, None).rpc("tools/call", {"name": "search_routes", "arguments": arguments}).result
+    )
     for result in (with_ui, without):
         result.pop("_meta", None)
     assert with_ui == without
@@ -82,28 +87,34 @@ def test_results_are_the_same_with_and_without_the_extension(client: LambdaClien
 
 @pytest.mark.parametrize("era", ERAS)
 def test_an_app_only_tool_is_called_by_a_ui_client_and_unknown_to_others(
-    client: LambdaClient, era: str
+    client: McpTestClient, era: str
 ) -> None:
     route_id = "route_guomao_sanlitun_taxi_any-day"
-    result = ERAS[era](client, UI).call_tool("refresh_route", {"route_id": route_id}).result
-    planned = ERAS[era](client, UI).call_tool(
-        "search_routes", {"origin": "guomao", "destination": "sanlitun"}
+    result = (
+        ERAS[era](client, UI)
+        .rpc("tools/call", {"name": "refresh_route", "arguments": {"route_id": route_id}})
+        .result
+    )
+    planned = ERAS[era](client, UI).rpc(
+        "tools/call", {"name": "search_routes", "arguments": {"origin": "guomao", "destination": "sanlitun"}}
     )
     before = planned.result["structuredContent"]["entities"][0]["duration_minutes"]
     after = result["structuredContent"]["entities"][0]
     assert after["route_id"] == route_id and after["duration_minutes"] > before
-    refused = ERAS[era](client, None).call_tool("refresh_route", {"route_id": route_id})
+    refused = ERAS[era](client, None).rpc(
+        "tools/call", {"name": "refresh_route", "arguments": {"route_id": route_id}}
+    )
     assert refused.error["code"] == -32602 and "Unknown tool" in refused.error["message"]
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_a_ui_client_lists_and_reads_the_views(client: LambdaClient, era: str) -> None:
+def test_a_ui_client_lists_and_reads_the_views(client: McpTestClient, era: str) -> None:
     session = ERAS[era](client, UI)
-    resources = session.request("resources/list", {}).result["resources"]
+    resources = session.rpc("resources/list", {}).result["resources"]
     listed = {entry["uri"]: entry for entry in resources if entry["uri"].startswith("ui://")}
     assert set(listed) == {ROUTE_VIEW, PRODUCT_VIEW}
     assert all(entry["mimeType"] == VIEW_MIME_TYPE for entry in listed.values())
-    contents = session.request("resources/read", {"uri": PRODUCT_VIEW}).result["contents"]
+    contents = session.rpc("resources/read", {"uri": PRODUCT_VIEW}).result["contents"]
     assert [(c["uri"], c["mimeType"]) for c in contents] == [(PRODUCT_VIEW, VIEW_MIME_TYPE)]
     csp = contents[0]["_meta"]["ui"]["csp"]
     assert csp == {"resourceDomains": ["https://img.example.com", "https://maps.example.com"]}
@@ -130,33 +141,33 @@ async def show(thing_id: str) -> ToolResult:
 
 
 @pytest.fixture(scope="module")
-def views_only(tmp_path_factory: pytest.TempPathFactory) -> LambdaClient:
+def views_only(tmp_path_factory: pytest.TempPathFactory) -> McpTestClient:
     """A business whose only resources are its card views."""
     folder = tmp_path_factory.mktemp("things")
     (folder / "things.yaml").write_text(THINGS_MANIFEST, encoding="utf-8")
     settings = Settings(business="things", manifest_dir=str(folder))
-    return LambdaClient(build_handler(Business(name="things", tools=[show]), settings))
+    return McpTestClient.over_handler(build_handler(Business(name="things", tools=[show]), settings))
 
 
-def test_a_ui_session_is_told_the_server_has_resources(views_only: LambdaClient) -> None:
+def test_a_ui_session_is_told_the_server_has_resources(views_only: McpTestClient) -> None:
     declared = _legacy(views_only, UI).initialize_reply
     plain = _legacy(views_only, None).initialize_reply
     assert declared is not None and plain is not None
     assert "resources" in declared.result["capabilities"]
     assert "resources" not in plain.result["capabilities"]
-    assert _legacy(views_only, None).request("resources/list", {}).error["code"] == -32601
+    assert _legacy(views_only, None).rpc("resources/list", {}).error["code"] == -32601
 
 
-def test_a_ui_request_is_told_by_server_discover_the_server_has_resources(views_only: LambdaClient) -> None:
-    declared = _modern(views_only, UI).request("server/discover", {}).result["capabilities"]
-    plain = _modern(views_only, None).request("server/discover", {}).result["capabilities"]
+def test_a_ui_request_is_told_by_server_discover_the_server_has_resources(views_only: McpTestClient) -> None:
+    declared = _modern(views_only, UI).rpc("server/discover", {}).result["capabilities"]
+    plain = _modern(views_only, None).rpc("server/discover", {}).result["capabilities"]
     assert "resources" in declared and "resources" not in plain
-    listed = _modern(views_only, UI).request("resources/list", {}).result["resources"]
+    listed = _modern(views_only, UI).rpc("resources/list", {}).result["resources"]
     assert [entry["uri"] for entry in listed] == ["ui://things/thing_card"]
 
 
-def test_reading_an_unknown_view_is_a_precise_error(client: LambdaClient) -> None:
-    reply = _modern(client, UI).request("resources/read", {"uri": "ui://demo/nope"})
+def test_reading_an_unknown_view_is_a_precise_error(client: McpTestClient) -> None:
+    reply = _modern(client, UI).rpc("resources/read", {"uri": "ui://demo/nope"})
     assert reply.error["code"] == -32602 and "ui://demo/nope" in reply.error["message"]
 
 

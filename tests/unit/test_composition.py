@@ -10,7 +10,6 @@ import types
 import pytest
 from fastapi import FastAPI
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, ModernClient
 
 from businesses.demo import BUSINESS as DEMO
 from mcp_lambda.calls.task_invoke import task_event
@@ -19,6 +18,7 @@ from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business
 from mcp_lambda.tools.business import BusinessDefinitionError
 from mcp_lambda_dev import businesses as discovery
@@ -99,7 +99,7 @@ def test_a_task_event_goes_to_the_runtime_and_an_http_event_to_the_app() -> None
         "ran": False,
         "status": "unknown",
     }
-    listed = ModernClient(LambdaClient(handler)).request("tools/list")
+    listed = McpTestClient.over_handler(handler, era=MODERN, capabilities={}).rpc("tools/list")
     assert listed.status == 200 and [t["name"] for t in listed.result["tools"]][:1] == ["echo"]
 
 

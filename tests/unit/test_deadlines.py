@@ -11,17 +11,11 @@ import time
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import (
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    build_handler,
-    invoke,
-    modern_headers,
-    modern_request,
-)
+from tests.support.handlers import build_handler
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.settings import Settings, SettingsError
+from mcp_lambda.testing import MODERN, McpTestClient, invoke
 from mcp_lambda.tools import (
     Business,
     ToolContext,
@@ -132,8 +126,8 @@ SHORT = Settings(business="deadlines", request_deadline_ms=600, deadline_margin_
 
 
 @pytest.fixture
-def modern() -> ModernClient:
-    return ModernClient(LambdaClient(build_handler(BUSINESS, SHORT)))
+def modern() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(BUSINESS, SHORT), era=MODERN, capabilities={})
 
 
 def _failed_lines(caplog: pytest.LogCaptureFixture) -> list[Any]:
@@ -141,11 +135,11 @@ def _failed_lines(caplog: pytest.LogCaptureFixture) -> list[Any]:
 
 
 def test_an_async_tool_running_at_the_deadline_is_cancelled_and_answered_50400(
-    modern: ModernClient, caplog: pytest.LogCaptureFixture
+    modern: McpTestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     STATE.clear()
     with caplog.at_level(logging.INFO):
-        reply = modern.call_tool("waits_async")
+        reply = modern.rpc("tools/call", {"name": "waits_async", "arguments": {}})
 
     structured = reply.result["structuredContent"]
     assert reply.status == 200 and reply.result["isError"] is True
@@ -158,12 +152,12 @@ def test_an_async_tool_running_at_the_deadline_is_cancelled_and_answered_50400(
 
 
 def test_a_sync_tool_running_at_the_deadline_is_answered_50400_and_its_thread_abandoned(
-    modern: ModernClient, caplog: pytest.LogCaptureFixture
+    modern: McpTestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     RELEASE.clear()
     FINISHED.clear()
     with caplog.at_level(logging.INFO):
-        reply = modern.call_tool("waits_sync")
+        reply = modern.rpc("tools/call", {"name": "waits_sync", "arguments": {}})
     assert reply.result["structuredContent"]["code"] == 50400
     assert STATE["sync_thread"] == "mcp-worker"  # off the event loop
     assert not FINISHED.is_set()  # answered while the tool was still running
@@ -171,17 +165,26 @@ def test_a_sync_tool_running_at_the_deadline_is_answered_50400_and_its_thread_ab
     RELEASE.set()
     assert FINISHED.wait(5)  # abandoned, not killed: it ran to its end, and its result went nowhere
     assert [r.error_type for r in _failed_lines(caplog)] == ["DeadlineExceeded"]
-    assert "isError" not in modern.call_tool("remaining").result  # the container serves on
+    assert (
+        "isError" not in modern.rpc("tools/call", {"name": "remaining", "arguments": {}}).result
+    )  # the container serves on
 
 
 def test_the_deadline_holds_in_the_session_revisions_too() -> None:
-    session = LegacyClient(LambdaClient(build_handler(BUSINESS, SHORT)), "2025-03-26")
+    session = McpTestClient.over_handler(build_handler(BUSINESS, SHORT), era="2025-03-26")
     session.initialize()
-    assert session.call_tool("waits_async").result["structuredContent"]["code"] == 50400
+    assert (
+        session.rpc("tools/call", {"name": "waits_async", "arguments": {}}).result["structuredContent"][
+            "code"
+        ]
+        == 50400
+    )
 
 
-def test_a_tool_sees_the_request_deadline_less_the_margin(modern: ModernClient) -> None:
-    left = modern.call_tool("remaining").result["structuredContent"]["remaining_ms"]
+def test_a_tool_sees_the_request_deadline_less_the_margin(modern: McpTestClient) -> None:
+    left = modern.rpc("tools/call", {"name": "remaining", "arguments": {}}).result["structuredContent"][
+        "remaining_ms"
+    ]
     assert 0 < left <= 500  # REQUEST_DEADLINE_MS=600, DEADLINE_MARGIN_MS=100
 
 
@@ -201,8 +204,13 @@ def test_the_lambda_context_wins_when_it_has_less_time_left() -> None:
     assert 0 < left <= 900
 
 
-def test_a_timeout_the_tool_raises_itself_is_an_internal_error_not_the_deadline(modern: ModernClient) -> None:
-    assert modern.call_tool("own_timeout").result["structuredContent"]["code"] == 50000
+def test_a_timeout_the_tool_raises_itself_is_an_internal_error_not_the_deadline(
+    modern: McpTestClient,
+) -> None:
+    assert (
+        modern.rpc("tools/call", {"name": "own_timeout", "arguments": {}}).result["structuredContent"]["code"]
+        == 50000
+    )
 
 
 def test_the_margin_must_leave_time_before_the_deadline() -> None:
@@ -210,21 +218,30 @@ def test_the_margin_must_leave_time_before_the_deadline() -> None:
         Settings.from_env({"REQUEST_DEADLINE_MS": "500", "DEADLINE_MARGIN_MS": "500"})
 
 
-def test_an_async_tool_that_waits_gets_what_it_waited_for(modern: ModernClient) -> None:
+def test_an_async_tool_that_waits_gets_what_it_waited_for(modern: McpTestClient) -> None:
     # Its first step runs at once; the rest runs under the deadline's timer, wake-ups passed through.
-    assert modern.call_tool("waits_then_answers").result["structuredContent"] == {"value": 42}
-    failed = modern.call_tool("waits_then_answers", {"fail": True}).result["structuredContent"]
+    assert modern.rpc("tools/call", {"name": "waits_then_answers", "arguments": {}}).result[
+        "structuredContent"
+    ] == {"value": 42}
+    failed = modern.rpc("tools/call", {"name": "waits_then_answers", "arguments": {"fail": True}}).result[
+        "structuredContent"
+    ]
     assert failed["code"] == 50000  # an exception after a wait is the tool's own, logged with an error id
 
 
-def test_an_async_tool_cancelled_at_the_deadline_after_its_first_waits(modern: ModernClient) -> None:
+def test_an_async_tool_cancelled_at_the_deadline_after_its_first_waits(modern: McpTestClient) -> None:
     STATE.clear()
-    reply = modern.call_tool("waits_then_answers", {"wait_ms": 30_000})
+    reply = modern.rpc("tools/call", {"name": "waits_then_answers", "arguments": {"wait_ms": 30_000}})
     assert reply.result["structuredContent"]["code"] == 50400 and STATE["late_cancelled"] is True
 
 
-def test_an_async_tool_failing_in_its_first_step_is_its_own_failure(modern: ModernClient) -> None:
-    assert modern.call_tool("fails_at_once").result["structuredContent"]["code"] == 50000
+def test_an_async_tool_failing_in_its_first_step_is_its_own_failure(modern: McpTestClient) -> None:
+    assert (
+        modern.rpc("tools/call", {"name": "fails_at_once", "arguments": {}}).result["structuredContent"][
+            "code"
+        ]
+        == 50000
+    )
 
 
 def _timed_out(reply: Any, method: str, target: str) -> None:
@@ -238,13 +255,13 @@ def _timed_out(reply: Any, method: str, target: str) -> None:
 def test_a_prompt_resource_or_completion_still_running_at_the_deadline_is_answered_503(
     era: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = LambdaClient(build_handler(BUSINESS, SHORT))
+    client = McpTestClient.over_handler(build_handler(BUSINESS, SHORT))
     if era == "legacy":
-        session = LegacyClient(client)
+        session = client.clone(era="2025-11-25")
         session.initialize()
-        request: Any = session.request
+        request: Any = session.rpc
     else:
-        request = ModernClient(client).request
+        request = client.clone(era=MODERN, capabilities={}).rpc
     STATE.clear()
     PROMPT_RELEASE.clear()
     with caplog.at_level(logging.INFO):

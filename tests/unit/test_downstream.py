@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 from tests.support.fake_service import FakeService, Seen, fake_service
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.deadlines import Deadline
 from mcp_lambda.downstream.retry import DeadlineRetry
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import (
     Business,
     ToolAnnotations,
@@ -69,10 +70,12 @@ def service() -> Iterator[FakeService]:
         yield running
 
 
-def _client(**settings: Any) -> ModernClient:
+def _client(**settings: Any) -> McpTestClient:
     base: dict[str, Any] = {"http_timeout_ms": 2000, "http_max_attempts": 3}
-    return ModernClient(
-        LambdaClient(build_handler(BUSINESS, Settings(business="outbound", **{**base, **settings})))
+    return McpTestClient.over_handler(
+        build_handler(BUSINESS, Settings(business="outbound", **{**base, **settings})),
+        era=MODERN,
+        capabilities={},
     )
 
 
@@ -84,7 +87,7 @@ def test_a_call_returns_the_answer_and_logs_one_line_without_values(
     service: FakeService, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.INFO):
-        reply = _client().call_tool("read_item", {"item": "i-1"})
+        reply = _client().rpc("tools/call", {"name": "read_item", "arguments": {"item": "i-1"}})
 
     assert _structured(reply) == {"status": 200, "body": {"code": 0, "query": {"phone": "13800138000"}}}
     assert service.seen[0].headers["authorization"] == f"Bearer {TOKEN}"
@@ -98,31 +101,41 @@ def test_a_call_returns_the_answer_and_logs_one_line_without_values(
 
 def test_a_4xx_answer_is_the_tools_to_read(service: FakeService) -> None:
     service.routes["/items/gone"] = lambda request: (404, {"code": 404})
-    assert _structured(_client().call_tool("read_item", {"item": "gone"}))["code"] == 40401
+    assert (
+        _structured(_client().rpc("tools/call", {"name": "read_item", "arguments": {"item": "gone"}}))["code"]
+        == 40401
+    )
 
 
 def test_an_idempotent_call_is_retried_on_a_5xx(service: FakeService) -> None:
     service.statuses = [503, 502]
-    assert _structured(_client().call_tool("read_item", {"item": "i-1"}))["status"] == 200
+    assert (
+        _structured(_client().rpc("tools/call", {"name": "read_item", "arguments": {"item": "i-1"}}))[
+            "status"
+        ]
+        == 200
+    )
     assert [seen.method for seen in service.seen] == ["GET"] * 3
 
 
 def test_a_post_is_not_retried_and_a_5xx_the_tool_lets_go_is_50300(service: FakeService) -> None:
     service.statuses = [503]
-    structured = _structured(_client().call_tool("create_order"))
+    structured = _structured(_client().rpc("tools/call", {"name": "create_order", "arguments": {}}))
     assert structured["code"] == 50300 and structured["retryable"] is True
     assert [seen.method for seen in service.seen] == ["POST"]
 
 
 def test_a_post_marked_idempotent_is_retried(service: FakeService) -> None:
     service.statuses = [500]
-    assert _structured(_client().call_tool("upsert_order")) == {"status": 200}
+    assert _structured(_client().rpc("tools/call", {"name": "upsert_order", "arguments": {}})) == {
+        "status": 200
+    }
     assert [seen.method for seen in service.seen] == ["POST", "POST"]
 
 
 def test_an_unreachable_service_is_50300() -> None:
     TARGET["url"] = "http://127.0.0.1:9"  # discard: nobody listens
-    structured = _structured(_client().call_tool("read_item", {"item": "i-1"}))
+    structured = _structured(_client().rpc("tools/call", {"name": "read_item", "arguments": {"item": "i-1"}}))
     assert structured["code"] == 50300 and structured["suggested_action"] == "wait_and_retry"
 
 
@@ -136,7 +149,9 @@ def test_the_request_deadline_caps_a_longer_timeout_and_answers_50400(service: F
     service.routes["/items/slow"] = stall
     client = _client(http_timeout_ms=10_000, request_deadline_ms=1000, deadline_margin_ms=200)
     try:
-        structured = _structured(client.call_tool("read_item", {"item": "slow"}))
+        structured = _structured(
+            client.rpc("tools/call", {"name": "read_item", "arguments": {"item": "slow"}})
+        )
     finally:
         release.set()
     assert structured["code"] == 50400 and structured["retryable"] is True

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.calls.executor import ToolExecutor
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import (
     Business,
     ToolContext,
@@ -68,9 +69,9 @@ def _error(reply: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def session() -> LegacyClient:
+def session() -> McpTestClient:
     handler = build_handler(ADVICE_BUSINESS, Settings(business="advice"), MemorySessionStore())
-    legacy = LegacyClient(LambdaClient(handler))
+    legacy = McpTestClient.over_handler(handler, era="2025-11-25")
     legacy.initialize()
     return legacy
 
@@ -85,9 +86,9 @@ def session() -> LegacyClient:
     ],
 )
 def test_every_framework_error_path_carries_its_advice(
-    session: LegacyClient, tool_name: str, arguments: dict[str, Any], code: int, retryable: bool, action: str
+    session: McpTestClient, tool_name: str, arguments: dict[str, Any], code: int, retryable: bool, action: str
 ) -> None:
-    structured = _error(session.call_tool(tool_name, arguments))
+    structured = _error(session.rpc("tools/call", {"name": tool_name, "arguments": arguments or {}}))
     assert (structured["code"], structured["retryable"], structured["suggested_action"]) == (
         code,
         retryable,
@@ -98,7 +99,7 @@ def test_every_framework_error_path_carries_its_advice(
 def _run(spec: Any, ctx: ToolContext, check: Any = None) -> dict[str, Any]:
     result = asyncio.run(ToolExecutor(result_check=check).run(spec, {}, ctx))
     assert isinstance(result, ToolResult)
-    return _error(type("Reply", (), {"result": result.to_wire()})())
+    return _error(type("HttpReply", (), {"result": result.to_wire()})())
 
 
 def test_a_manifest_violation_says_escalate_to_human() -> None:

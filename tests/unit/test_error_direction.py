@@ -7,9 +7,10 @@ import base64
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, modern_headers, modern_request
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.protocol.jsonrpc import shown
+from mcp_lambda.testing import McpTestClient
 
 
 def _call(name: str = "echo") -> dict[str, Any]:
@@ -21,7 +22,7 @@ def _call(name: str = "echo") -> dict[str, Any]:
 
 @pytest.mark.parametrize("method", ["tools/list", "tools/call", "server/discover"])
 def test_a_2026_body_without_the_version_header_is_told_the_header_it_lacks(
-    client: LambdaClient, method: str
+    client: McpTestClient, method: str
 ) -> None:
     body = modern_request(method, {"name": "echo", "arguments": {}} if method == "tools/call" else None)
     headers = {k: v for k, v in modern_headers(method, "echo").items() if k != "mcp-protocol-version"}
@@ -35,7 +36,7 @@ def test_a_2026_body_without_the_version_header_is_told_the_header_it_lacks(
     assert "Mcp-Session-Id" not in message
 
 
-def test_a_2026_body_with_a_session_revision_header_is_told_the_two_disagree(client: LambdaClient) -> None:
+def test_a_2026_body_with_a_session_revision_header_is_told_the_two_disagree(client: McpTestClient) -> None:
     body = modern_request("tools/list")
     reply = client.post(body, modern_headers("tools/list", version="2025-11-25"))
 
@@ -46,7 +47,7 @@ def test_a_2026_body_with_a_session_revision_header_is_told_the_two_disagree(cli
     )
 
 
-def test_a_session_era_body_without_a_session_is_still_asked_for_one(client: LambdaClient) -> None:
+def test_a_session_era_body_without_a_session_is_still_asked_for_one(client: McpTestClient) -> None:
     reply = client.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})
     assert reply.error["message"] == "Bad Request: Mcp-Session-Id header is required"
 
@@ -54,7 +55,7 @@ def test_a_session_era_body_without_a_session_is_still_asked_for_one(client: Lam
 # --- a header that does not match the body shows both values -------------------------------------------------
 
 
-def test_an_mcp_name_mismatch_shows_the_header_and_the_body_value(client: LambdaClient) -> None:
+def test_an_mcp_name_mismatch_shows_the_header_and_the_body_value(client: McpTestClient) -> None:
     reply = client.post(_call("echo"), modern_headers("tools/call", "add"))
 
     assert (reply.status, reply.error["code"], reply.body["id"]) == (400, -32020, "c-1")
@@ -63,27 +64,27 @@ def test_an_mcp_name_mismatch_shows_the_header_and_the_body_value(client: Lambda
     )
 
 
-def test_a_missing_mcp_name_says_what_it_must_be(client: LambdaClient) -> None:
+def test_a_missing_mcp_name_says_what_it_must_be(client: McpTestClient) -> None:
     reply = client.post(_call("echo"), modern_headers("tools/call"))
     assert reply.error["message"] == (
         'Header mismatch: Mcp-Name header is required and must equal the request body\'s "echo"'
     )
 
 
-def test_a_decoded_base64_name_is_shown_decoded(client: LambdaClient) -> None:
+def test_a_decoded_base64_name_is_shown_decoded(client: McpTestClient) -> None:
     encoded = "=?base64?" + base64.b64encode(b"add").decode() + "?="
     reply = client.post(_call("echo"), modern_headers("tools/call", encoded))
     assert reply.error["message"].startswith('Header mismatch: Mcp-Name header "add" does not match')
 
 
-def test_a_method_mismatch_shows_both_methods(client: LambdaClient) -> None:
+def test_a_method_mismatch_shows_both_methods(client: McpTestClient) -> None:
     reply = client.post(modern_request("tools/list", request_id=5), modern_headers("server/discover"))
     assert reply.error["message"] == (
         'Header mismatch: Mcp-Method header "server/discover" does not match the request body\'s "tools/list"'
     )
 
 
-def test_the_values_shown_are_bounded_and_escaped(client: LambdaClient) -> None:
+def test_the_values_shown_are_bounded_and_escaped(client: McpTestClient) -> None:
     hostile = "x" * 500 + "\n\u0000\u202e"
     header = "=?base64?" + base64.b64encode(("evil\r\nline\u0007" + "y" * 500).encode()).decode() + "?="
     reply = client.post(_call(hostile), modern_headers("tools/call", header))
@@ -118,13 +119,13 @@ def test_shown_quotes_cuts_and_escapes(value: str, expected: str) -> None:
     [("content-type", "text/plain", 415), ("content-type", None, 415), ("accept", "text/html", 406)],
 )
 def test_a_415_or_406_echoes_the_readable_id(
-    client: LambdaClient, request_id: int | str, header: str, value: str | None, status: int
+    client: McpTestClient, request_id: int | str, header: str, value: str | None, status: int
 ) -> None:
     body = modern_request("tools/list", request_id=request_id)
     reply = client.post(body, {**modern_headers("tools/list"), header: value})
     assert reply.status == status and reply.body["id"] == request_id
 
 
-def test_a_415_whose_body_is_not_json_gets_null(client: LambdaClient) -> None:
+def test_a_415_whose_body_is_not_json_gets_null(client: McpTestClient) -> None:
     reply = client.post(headers={**modern_headers("tools/list"), "content-type": "text/plain"}, raw="id=7")
     assert reply.status == 415 and reply.body["id"] is None

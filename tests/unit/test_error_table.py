@@ -7,9 +7,10 @@ import logging
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.business import BusinessDefinitionError
 
@@ -47,8 +48,8 @@ BUSINESS = Business(
 
 
 @pytest.fixture
-def client() -> LambdaClient:
-    return LambdaClient(build_handler(BUSINESS, sessions=MemorySessionStore()))
+def client() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(BUSINESS, sessions=MemorySessionStore()))
 
 
 def _structured(reply: Any) -> dict[str, Any]:
@@ -58,8 +59,10 @@ def _structured(reply: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("order_id", ["o-1", "audit"])
-def test_a_mapped_business_exception_becomes_its_error_result(client: LambdaClient, order_id: str) -> None:
-    reply = ModernClient(client).call_tool("cancel_order", {"order_id": order_id})
+def test_a_mapped_business_exception_becomes_its_error_result(client: McpTestClient, order_id: str) -> None:
+    reply = client.clone(era=MODERN, capabilities={}).rpc(
+        "tools/call", {"name": "cancel_order", "arguments": {"order_id": order_id}}
+    )
     assert reply.status == 200
     structured = _structured(reply)
     assert structured["code"] == 40920  # a subclass finds its parent's row (looked up along the MRO)
@@ -68,10 +71,12 @@ def test_a_mapped_business_exception_becomes_its_error_result(client: LambdaClie
 
 
 def test_a_mapped_exception_is_logged_as_a_finished_business_error(
-    client: LambdaClient, caplog: pytest.LogCaptureFixture
+    client: McpTestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.INFO):
-        ModernClient(client).call_tool("cancel_order", {"order_id": "o-1"})
+        client.clone(era=MODERN, capabilities={}).rpc(
+            "tools/call", {"name": "cancel_order", "arguments": {"order_id": "o-1"}}
+        )
     finished = [r for r in caplog.records if getattr(r, "event", None) == "mcp_tool_call_finished"]
     assert len(finished) == 1
     assert finished[0].outcome == "business_error"  # type: ignore[attr-defined]
@@ -84,16 +89,15 @@ def test_a_mapped_exception_is_logged_as_a_finished_business_error(
 )
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_a_result_that_is_not_json_becomes_50010_naming_the_field(
-    client: LambdaClient, caplog: pytest.LogCaptureFixture, tool_name: str, where: str, era: str
+    client: McpTestClient, caplog: pytest.LogCaptureFixture, tool_name: str, where: str, era: str
 ) -> None:
     if era == "legacy":
-        session = LegacyClient(client)
+        session = client.clone(era="2025-11-25")
         session.initialize()
-        call = session.call_tool
     else:
-        call = ModernClient(client).call_tool
+        session = client.clone(era=MODERN, capabilities={})
     with caplog.at_level(logging.INFO):
-        reply = call(tool_name, {})
+        reply = session.rpc("tools/call", {"name": tool_name, "arguments": {}})
     assert reply.status == 200
     assert b"NaN" not in reply.raw
     structured = _structured(reply)

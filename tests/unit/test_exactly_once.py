@@ -21,14 +21,15 @@ from tests.support.exactly_once import (
     start_in_another_container,
     tool_result,
 )
-from tests.support.lambda_client import META_CAPABILITIES, LambdaClient, LegacyClient, modern_headers
 from tests.support.log_capture import captured_lines
+from tests.support.wire import META_CAPABILITIES, modern_headers
 
 from mcp_lambda.composition import build_runtime
 from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import ExactlyOnce, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 from mcp_lambda_dev.local.events import LocalContext
@@ -47,18 +48,18 @@ def store() -> MemoryIdempotencyStore:
 
 
 @pytest.fixture
-def client(ledger: Ledger, store: MemoryIdempotencyStore) -> LambdaClient:
+def client(ledger: Ledger, store: MemoryIdempotencyStore) -> McpTestClient:
     business = exactly_once_business(ledger)
     settings = Settings(business=business.name, log_fingerprint_key=LOG_KEY)
     runtime = build_runtime(settings, business, MemorySessionStore(), store)
-    return LambdaClient(lambda_handler(runtime))
+    return McpTestClient.over_handler(lambda_handler(runtime))
 
 
 # --- the key's first use and its retries ----------------------------------------------------------------------
 
 
 def test_same_key_twice_runs_once_and_answers_the_identical_result(
-    client: LambdaClient, ledger: Ledger
+    client: McpTestClient, ledger: Ledger
 ) -> None:
     first = call(client, "charge", {"amount": 5}, "call-1")
     retry = call(client, "charge", {"amount": 5}, "call-1")
@@ -72,19 +73,21 @@ def test_same_key_twice_runs_once_and_answers_the_identical_result(
     )
 
 
-def test_a_session_client_retry_is_replayed_too(client: LambdaClient, ledger: Ledger) -> None:
-    legacy = LegacyClient(client, "2024-11-05")
+def test_a_session_client_retry_is_replayed_too(client: McpTestClient, ledger: Ledger) -> None:
+    legacy = client.clone(era="2024-11-05")
     legacy.initialize()
     params = {"name": "charge", "arguments": {"amount": 7}, "_meta": {"toolCallId": "doubao-call-1"}}
 
-    first = legacy.request("tools/call", params)
-    retry = legacy.request("tools/call", params)
+    first = legacy.rpc("tools/call", params)
+    retry = legacy.rpc("tools/call", params)
 
     assert ledger.executions["charge"] == 1
     assert retry.result == first.result and first.result["structuredContent"]["amount"] == 7
 
 
-def test_the_idempotency_key_header_is_a_key_when_meta_has_none(client: LambdaClient, ledger: Ledger) -> None:
+def test_the_idempotency_key_header_is_a_key_when_meta_has_none(
+    client: McpTestClient, ledger: Ledger
+) -> None:
     first = call(client, "charge", {"amount": 1}, header_key='"order-42"')
     retry = call(client, "charge", {"amount": 1}, header_key="order-42")  # the sf-string quotes are optional
     meta_wins = call(client, "charge", {"amount": 1}, "call-9", header_key="order-42")
@@ -95,7 +98,7 @@ def test_the_idempotency_key_header_is_a_key_when_meta_has_none(client: LambdaCl
 
 
 def test_same_key_with_other_arguments_gets_40900_and_runs_nothing(
-    client: LambdaClient, ledger: Ledger
+    client: McpTestClient, ledger: Ledger
 ) -> None:
     call(client, "charge", {"amount": 5}, "call-1")
     other = tool_result(call(client, "charge", {"amount": 500}, "call-1"))
@@ -110,7 +113,7 @@ def test_same_key_with_other_arguments_gets_40900_and_runs_nothing(
     assert other["content"] == [{"type": "text", "text": error["message"]}]
 
 
-def test_the_same_key_for_another_tool_is_another_call(client: LambdaClient, ledger: Ledger) -> None:
+def test_the_same_key_for_another_tool_is_another_call(client: McpTestClient, ledger: Ledger) -> None:
     call(client, "charge", {"amount": 5}, "call-1")
     declined = tool_result(call(client, "decline", {"amount": 5}, "call-1"))
 
@@ -121,7 +124,7 @@ def test_the_same_key_for_another_tool_is_another_call(client: LambdaClient, led
 # --- what is stored --------------------------------------------------------------------------------------------
 
 
-def test_a_business_error_is_stored_and_replayed(client: LambdaClient, ledger: Ledger) -> None:
+def test_a_business_error_is_stored_and_replayed(client: McpTestClient, ledger: Ledger) -> None:
     first = tool_result(call(client, "decline", {"amount": 5}, "call-1"))
     retry = tool_result(call(client, "decline", {"amount": 5}, "call-1"))
 
@@ -131,7 +134,7 @@ def test_a_business_error_is_stored_and_replayed(client: LambdaClient, ledger: L
 
 
 def test_a_tool_exception_is_not_stored_so_the_retry_runs_again(
-    client: LambdaClient, ledger: Ledger, store: MemoryIdempotencyStore
+    client: McpTestClient, ledger: Ledger, store: MemoryIdempotencyStore
 ) -> None:
     failed = tool_result(call(client, "flaky", {}, "call-1"))
     assert failed["structuredContent"]["code"] == 50000 and store.records == {}
@@ -145,7 +148,7 @@ def test_a_tool_exception_is_not_stored_so_the_retry_runs_again(
 
 
 def test_invalid_arguments_are_not_stored_so_the_fixed_call_runs(
-    client: LambdaClient, ledger: Ledger
+    client: McpTestClient, ledger: Ledger
 ) -> None:
     invalid = tool_result(call(client, "charge", {"amount": "five"}, "call-1"))
     fixed = tool_result(call(client, "charge", {"amount": 5}, "call-1"))
@@ -155,7 +158,7 @@ def test_invalid_arguments_are_not_stored_so_the_fixed_call_runs(
 
 
 def test_a_read_only_tool_is_not_stored(
-    client: LambdaClient, ledger: Ledger, store: MemoryIdempotencyStore
+    client: McpTestClient, ledger: Ledger, store: MemoryIdempotencyStore
 ) -> None:
     first = tool_result(call(client, "lookup", {"query": "q"}, "call-1"))
     second = tool_result(call(client, "lookup", {"query": "q"}, "call-1"))
@@ -165,7 +168,7 @@ def test_a_read_only_tool_is_not_stored(
     assert store.records == {}
 
 
-def test_a_tool_may_opt_in_or_out(client: LambdaClient, ledger: Ledger) -> None:
+def test_a_tool_may_opt_in_or_out(client: McpTestClient, ledger: Ledger) -> None:
     for _ in range(2):
         call(client, "pinned_lookup", {"query": "q"}, "call-1")
         call(client, "unguarded", {}, "call-1")
@@ -173,7 +176,7 @@ def test_a_tool_may_opt_in_or_out(client: LambdaClient, ledger: Ledger) -> None:
     assert ledger.executions == {"pinned_lookup": 1, "unguarded": 2}
 
 
-def test_a_call_without_a_key_runs_every_time(client: LambdaClient, ledger: Ledger) -> None:
+def test_a_call_without_a_key_runs_every_time(client: McpTestClient, ledger: Ledger) -> None:
     first = tool_result(call(client, "charge", {"amount": 5}))
     second = tool_result(call(client, "charge", {"amount": 5}))
 
@@ -181,7 +184,7 @@ def test_a_call_without_a_key_runs_every_time(client: LambdaClient, ledger: Ledg
 
 
 def test_a_dedupe_window_replays_key_less_calls_with_the_same_arguments(
-    client: LambdaClient, ledger: Ledger
+    client: McpTestClient, ledger: Ledger
 ) -> None:
     first = tool_result(call(client, "deduped", {"amount": 5}))
     same = tool_result(call(client, "deduped", {"amount": 5}))
@@ -195,7 +198,7 @@ def test_a_dedupe_window_replays_key_less_calls_with_the_same_arguments(
 
 
 def test_input_required_rounds_are_not_stored_only_the_final_result(
-    client: LambdaClient, ledger: Ledger
+    client: McpTestClient, ledger: Ledger
 ) -> None:
     def round_trip(extra: dict[str, Any]) -> Any:
         body = keyed_request("confirmed", {"amount": 5}, "call-1")
@@ -217,7 +220,7 @@ def test_input_required_rounds_are_not_stored_only_the_final_result(
 
 
 def test_an_expired_record_runs_again(
-    client: LambdaClient, ledger: Ledger, store: MemoryIdempotencyStore
+    client: McpTestClient, ledger: Ledger, store: MemoryIdempotencyStore
 ) -> None:
     call(client, "charge", {"amount": 5}, "call-1")
     (record,) = store.records.values()
@@ -232,7 +235,9 @@ def test_an_expired_record_runs_again(
 def test_the_record_lives_idempotency_ttl_seconds(ledger: Ledger, store: MemoryIdempotencyStore) -> None:
     business = exactly_once_business(ledger)
     settings = Settings.from_env({"BUSINESS": business.name, "IDEMPOTENCY_TTL_SECONDS": "5"})
-    client = LambdaClient(lambda_handler(build_runtime(settings, business, MemorySessionStore(), store)))
+    client = McpTestClient.over_handler(
+        lambda_handler(build_runtime(settings, business, MemorySessionStore(), store))
+    )
 
     before = int(time.time())
     call(client, "charge", {"amount": 5}, "call-1")
@@ -251,8 +256,8 @@ def test_a_retry_while_the_first_call_runs_gets_40910_then_the_result(
 ) -> None:
     business = exactly_once_business(ledger)
 
-    def container() -> LambdaClient:  # two apps over one store: two containers of one process
-        return LambdaClient(
+    def container() -> McpTestClient:  # two apps over one store: two containers of one process
+        return McpTestClient.over_handler(
             lambda_handler(build_runtime(Settings(business="oncebiz"), business, None, store))
         )
 
@@ -292,7 +297,7 @@ class _Unreachable(MemoryIdempotencyStore):
 def test_a_store_that_cannot_be_reached_answers_50030_and_the_tool_does_not_run(ledger: Ledger) -> None:
     business = exactly_once_business(ledger)
     runtime = build_runtime(Settings(business="oncebiz"), business, None, _Unreachable())
-    client = LambdaClient(lambda_handler(runtime))
+    client = McpTestClient.over_handler(lambda_handler(runtime))
 
     with captured_lines("oncebiz") as lines:
         reply = call(client, "charge", {"amount": 5}, "call-1")
@@ -321,7 +326,7 @@ def test_a_store_that_cannot_be_reached_answers_50030_and_the_tool_does_not_run(
 # --- keys are scoped per caller ---------------------------------------------------------------------------------
 
 
-def test_keys_are_scoped_per_caller_principal(client: LambdaClient, ledger: Ledger) -> None:
+def test_keys_are_scoped_per_caller_principal(client: McpTestClient, ledger: Ledger) -> None:
     mine = tool_result(call(client, "charge", {"amount": 5}, "call-1", authorizer=USER_1))
     theirs = tool_result(call(client, "charge", {"amount": 5}, "call-1", authorizer=USER_2))
     theirs_other = tool_result(call(client, "charge", {"amount": 9}, "call-1", authorizer=USER_2))
@@ -341,7 +346,7 @@ def test_keys_are_scoped_per_caller_principal(client: LambdaClient, ledger: Ledg
 
 
 def test_a_replay_is_logged_as_replayed_with_a_fingerprint_and_never_the_key(
-    client: LambdaClient, store: MemoryIdempotencyStore
+    client: McpTestClient, store: MemoryIdempotencyStore
 ) -> None:
     with captured_lines("oncebiz") as lines:
         call(client, "charge", {"amount": 5}, header_key="customer-jane@example.com")
@@ -362,7 +367,7 @@ def test_a_replay_is_logged_as_replayed_with_a_fingerprint_and_never_the_key(
 
 
 def test_a_replay_counts_in_the_tool_replays_metric(
-    client: LambdaClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    client: McpTestClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
     call(client, "charge", {"amount": 5}, "call-1")

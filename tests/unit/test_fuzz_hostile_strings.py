@@ -17,20 +17,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import (
-    POST_HEADERS,
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    Reply,
-    build_handler,
-)
+from tests.support.handlers import build_handler
 from tests.support.task_business import RecordingInvoker
+from tests.support.wire import POST_HEADERS
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore
-from mcp_lambda.testing import LocalContext, http_event, invoke
+from mcp_lambda.testing import MODERN, HttpReply, LocalContext, McpTestClient, http_event, invoke
 
 INVOKER = RecordingInvoker()
 HANDLER = build_handler(
@@ -39,7 +33,7 @@ HANDLER = build_handler(
     tasks=MemoryTaskStore(),
     invoker=INVOKER,
 )
-CLIENT = LambdaClient(HANDLER)
+CLIENT = McpTestClient.over_handler(HANDLER)
 
 # What is planted: lone surrogates (legal in JSON text as \ud800 escapes), C0/C1 controls, NUL, DEL, separators.
 HOSTILE = ["\ud800", "\udfff", "\udc80", "\x00", "\x01", "\x1b", "\x7f", "\x85", "\n", "\r", "\t", "\u2028"]
@@ -51,8 +45,8 @@ CAPABILITIES = {
     "roots": {},
     "extensions": {"io.modelcontextprotocol/tasks": {}},
 }
-MODERN = ModernClient(CLIENT, CAPABILITIES)
-SESSION = LegacyClient(CLIENT, "2025-11-25")
+STATELESS = CLIENT.clone(era=MODERN, capabilities=CAPABILITIES)
+SESSION = CLIENT.clone(era="2025-11-25")
 SESSION.initialize()
 
 
@@ -62,14 +56,16 @@ def _cursor(offset: int) -> str:
 
 def _first_round(method: str, params: dict[str, Any]) -> str:
     """A genuine requestState, so that the next round's planted fields reach the tool."""
-    state = MODERN.request(method, params).result["requestState"]
+    state = STATELESS.rpc(method, params).result["requestState"]
     assert isinstance(state, str)
     return state
 
 
 def _waiting_task() -> str:
     """A task waiting for input (tasks/get, tasks/update and tasks/cancel then reach their real work)."""
-    task_id = MODERN.call_tool("confirm_delete", {"filename": "a.txt"}).result["taskId"]
+    task_id = STATELESS.rpc(
+        "tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}}
+    ).result["taskId"]
     INVOKER.deliver(HANDLER)
     assert isinstance(task_id, str)
     return task_id
@@ -233,7 +229,7 @@ def send(case: dict[str, Any]) -> None:
     assert b"Traceback" not in reply.raw
     if reply.status == 202 or not reply.raw:
         return
-    answer = reply.sse_messages[-1] if _is_sse(reply) else reply.body
+    answer = reply.messages[-1] if _is_sse(reply) else reply.body
     assert isinstance(answer, dict), reply
     # As the server reads it: two planted surrogates side by side are one character once parsed; a planted
     # "id" key leaves none (then a notification, or an Invalid Request with a null id).
@@ -242,7 +238,7 @@ def send(case: dict[str, Any]) -> None:
         assert answer["error"]["code"] != -32603, answer
 
 
-def _is_sse(reply: Reply) -> bool:
+def _is_sse(reply: HttpReply) -> bool:
     return reply.headers.get("content-type", "").startswith("text/event-stream")
 
 
@@ -250,7 +246,7 @@ def test_every_case_is_answered_normally_before_anything_is_planted() -> None:
     # The baseline: each request is well-formed, so a planted string is what any refusal is about.
     for case in CASES:
         reply = CLIENT.post(case["body"], case["headers"])
-        answer = reply.sse_messages[-1] if _is_sse(reply) else reply.body
+        answer = reply.messages[-1] if _is_sse(reply) else reply.body
         assert (reply.status == 200 and "result" in answer) or _refused_by_era(case, answer), (case, answer)
 
 

@@ -6,12 +6,16 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import LambdaClient, Reply, build_handler
+from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import HttpReply, McpTestClient
+from mcp_lambda.wire import stateless_meta
 
-CLIENT = LambdaClient(build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32)))
+CLIENT = McpTestClient.over_handler(
+    build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32))
+)
 METHODS = [
     "initialize",
     "ping",
@@ -51,7 +55,7 @@ headers = st.fixed_dictionaries(
 )
 
 
-def _send(body: Any, extra: dict[str, str]) -> Reply:
+def _send(body: Any, extra: dict[str, str]) -> HttpReply:
     # Exactly these headers (no default Host/Accept), and every reply through the wire oracle.
     return CLIENT.post(body, {"content-type": "application/json", **extra}, defaults=False)
 
@@ -66,10 +70,7 @@ def test_no_request_gets_a_5xx_or_a_traceback(body: Any, extra: dict[str, str]) 
 
 TOOLS = [spec.name for spec in BUSINESS.tools]
 PROMPTS = [spec.name for spec in BUSINESS.prompts]
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"sampling": {}, "elicitation": {}, "roots": {}},
-}
+META = stateless_meta({"sampling": {}, "elicitation": {}, "roots": {}})
 modern_calls = st.one_of(
     st.tuples(
         st.just("tools/call"),

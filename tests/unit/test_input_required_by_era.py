@@ -8,9 +8,11 @@ result form for failure). At 2026-07-28 all three answer an InputRequiredResult.
 from __future__ import annotations
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler, meta
+from tests.support.handlers import build_handler
+from tests.support.wire import meta
 
 from mcp_lambda.stores.sessions import MemorySessionStore
+from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import (
     Business,
     ToolContext,
@@ -47,19 +49,19 @@ BUSINESS = Business(name="asking", tools=[greet], prompts=[welcome], resources=[
 
 
 @pytest.fixture
-def client() -> LambdaClient:
-    return LambdaClient(build_handler(BUSINESS, sessions=MemorySessionStore()))
+def client() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(BUSINESS, sessions=MemorySessionStore()))
 
 
 @pytest.fixture
-def session(client: LambdaClient) -> LegacyClient:
-    legacy = LegacyClient(client)
+def session(client: McpTestClient) -> McpTestClient:
+    legacy = client.clone(era="2025-11-25")
     legacy.initialize()
     return legacy
 
 
-def test_in_a_session_a_tool_asking_for_input_answers_error_result_40010(session: LegacyClient) -> None:
-    reply = session.call_tool("greet")
+def test_in_a_session_a_tool_asking_for_input_answers_error_result_40010(session: McpTestClient) -> None:
+    reply = session.rpc("tools/call", {"name": "greet", "arguments": {}})
     assert reply.status == 200
     assert reply.result["isError"] is True
     assert reply.result["structuredContent"]["code"] == 40010
@@ -69,9 +71,9 @@ def test_in_a_session_a_tool_asking_for_input_answers_error_result_40010(session
     ("method", "params"), [("prompts/get", {"name": "welcome"}), ("resources/read", {"uri": "test://asks"})]
 )
 def test_in_a_session_a_prompt_or_resource_asking_for_input_answers_32602(
-    session: LegacyClient, method: str, params: dict[str, str]
+    session: McpTestClient, method: str, params: dict[str, str]
 ) -> None:
-    reply = session.request(method, params)
+    reply = session.rpc(method, params)
     assert reply.status == 200
     assert reply.error["code"] == -32602
     assert "2026-07-28" in reply.error["message"]
@@ -86,7 +88,7 @@ def test_in_a_session_a_prompt_or_resource_asking_for_input_answers_32602(
     ],
 )
 def test_at_2026_07_28_every_kind_answers_an_input_required_result(
-    client: LambdaClient, method: str, params: dict[str, object]
+    client: McpTestClient, method: str, params: dict[str, object]
 ) -> None:
     body = {
         "jsonrpc": "2.0",

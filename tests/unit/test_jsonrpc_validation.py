@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, LegacyClient, meta, modern_headers
-from tests.support.wire import check_error_shape
+from tests.support.wire import check_error_shape, meta, modern_headers
+
+from mcp_lambda.testing import McpTestClient
 
 MALFORMED_WITH_ID: list[dict[str, Any]] = [
     {"jsonrpc": "1.0", "id": 5, "method": "tools/list"},
@@ -36,9 +37,9 @@ def _with_meta(message: Any) -> Any:
 
 @pytest.mark.parametrize("message", MALFORMED_WITH_ID)
 def test_malformed_legacy_request_gets_32600_echoing_its_id(
-    legacy: LegacyClient, message: dict[str, Any]
+    legacy: McpTestClient, message: dict[str, Any]
 ) -> None:
-    reply = legacy.client.post(message, legacy.headers())
+    reply = legacy.post(message, legacy.request_headers())
     assert reply.status == 400
     assert reply.body["id"] == 5
     assert reply.error["code"] == -32600
@@ -47,7 +48,7 @@ def test_malformed_legacy_request_gets_32600_echoing_its_id(
 
 @pytest.mark.parametrize("message", MALFORMED_WITH_ID)
 def test_malformed_modern_request_gets_32600_echoing_its_id(
-    client: LambdaClient, message: dict[str, Any]
+    client: McpTestClient, message: dict[str, Any]
 ) -> None:
     reply = client.post(_with_meta(message), modern_headers("tools/list"))
     assert reply.status == 400
@@ -59,17 +60,17 @@ def test_malformed_modern_request_gets_32600_echoing_its_id(
 @pytest.mark.parametrize("message", MALFORMED_WITHOUT_USABLE_ID)
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_malformed_request_without_usable_id_gets_32600_with_null_id(
-    legacy: LegacyClient, message: Any, era: str
+    legacy: McpTestClient, message: Any, era: str
 ) -> None:
-    headers = legacy.headers() if era == "legacy" else modern_headers("tools/list")
+    headers = legacy.request_headers() if era == "legacy" else modern_headers("tools/list")
     body = message if era == "legacy" else _with_meta(message)
-    reply = legacy.client.post(body, headers, raw="null" if message is None else None)
+    reply = legacy.post(body, headers, raw="null" if message is None else None)
     assert reply.status == 400
     assert reply.body["id"] is None
     assert reply.error["code"] == -32600
     check_error_shape(reply.body)
 
 
-def test_the_error_message_names_the_bad_field(legacy: LegacyClient) -> None:
-    reply = legacy.client.post({"jsonrpc": "2.0", "id": 9, "method": 42}, legacy.headers())
+def test_the_error_message_names_the_bad_field(legacy: McpTestClient) -> None:
+    reply = legacy.post({"jsonrpc": "2.0", "id": 9, "method": 42}, legacy.request_headers())
     assert "method" in reply.error["message"]

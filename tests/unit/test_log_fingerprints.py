@@ -11,7 +11,6 @@ import uuid
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient
 from tests.support.log_capture import captured_lines
 from tests.support.principal_binding import ALL_SCOPES, Stores, demo_handler, reached
 
@@ -20,7 +19,7 @@ from mcp_lambda.calls import fingerprints as fingerprints_module
 from mcp_lambda.calls.fingerprints import LogFingerprints
 from mcp_lambda.secrets import SecretUnavailable
 from mcp_lambda.settings import Settings, SettingsError
-from mcp_lambda.testing import Identity, authorizer_context
+from mcp_lambda.testing import MODERN, Identity, McpTestClient, authorizer_context
 
 ISSUER = "https://issuer.example"
 KEY = "fingerprint-key-" + "k" * 24
@@ -52,16 +51,21 @@ def settings(**extra: Any) -> Settings:
     return Settings(business="demo", auth_mode="apigateway", auth_issuer=ISSUER, **extra)
 
 
-def as_subject(handler: Any, subject: str) -> LambdaClient:
-    return LambdaClient(handler, authorizer=authorizer_context(Identity(subject, scopes=ALL_SCOPES), ISSUER))
+def as_subject(handler: Any, subject: str) -> McpTestClient:
+    return McpTestClient.over_handler(
+        handler, authorizer=authorizer_context(Identity(subject, scopes=ALL_SCOPES), ISSUER)
+    )
 
 
 def callers(handler: Any, subject: str, calls: int = 1) -> tuple[list[str], list[dict[str, Any]]]:
     """The `caller` of each tool-call line `subject`'s searches log, and every line written meanwhile."""
-    client = ModernClient(as_subject(handler, subject))
+    client = as_subject(handler, subject).clone(era=MODERN, capabilities={})
     with captured_lines("demo") as lines:
         for _ in range(calls):
-            assert client.call_tool("search_products", {"keyword": "cup"}).status == 200
+            assert (
+                client.rpc("tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}}).status
+                == 200
+            )
     return [line["caller"] for line in lines if line.get("event") == "mcp_tool_call_started"], lines
 
 
@@ -147,11 +151,13 @@ def test_the_key_never_appears_in_any_log_line(capsys: pytest.CaptureFixture[str
     from_setting = demo_handler(settings(environment="prod", log_fingerprint_key=setting_key))
     written: list[dict[str, Any]] = []
     for handler in (from_secret, from_setting):
-        client = ModernClient(as_subject(handler, "erin"))
+        client = as_subject(handler, "erin").clone(era=MODERN, capabilities={})
         with captured_lines("demo") as lines:
-            client.call_tool("search_products", {"keyword": "cup"})
-            client.call_tool("search_products", {"keyword": 7})  # invalid arguments: the failed line
-            client.request(
+            client.rpc("tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}})
+            client.rpc(
+                "tools/call", {"name": "search_products", "arguments": {"keyword": 7}}
+            )  # invalid arguments: the failed line
+            client.rpc(
                 "tools/call",
                 {"name": "subscribe_product", "arguments": {"product_id": "p-1004", "alert": "restock"}},
                 idempotency_key="k-1",
@@ -168,10 +174,10 @@ def test_the_key_never_appears_in_any_log_line(capsys: pytest.CaptureFixture[str
 
 def test_the_key_fingerprint_is_keyed_too() -> None:
     handler = demo_handler(settings(log_fingerprint_key=KEY))
-    stores_view = ModernClient(as_subject(handler, "frank"))
+    stores_view = as_subject(handler, "frank").clone(era=MODERN, capabilities={})
     arguments = {"product_id": "p-1004", "alert": "restock"}
     with captured_lines("demo") as lines:
-        stores_view.request(
+        stores_view.rpc(
             "tools/call", {"name": "subscribe_product", "arguments": arguments}, idempotency_key="order-1"
         )
     (fingerprint,) = {line["key_fingerprint"] for line in lines if "key_fingerprint" in line}

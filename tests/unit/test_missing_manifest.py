@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, ModernClient
 
 from businesses.demo import BUSINESS as DEMO
 from mcp_lambda.composition import build_runtime
@@ -17,6 +16,7 @@ from mcp_lambda.lambda_adapter import lambda_handler
 from mcp_lambda.manifest import ManifestError
 from mcp_lambda.manifest.locate import REPO_ROOT
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 
 
 def test_a_manifest_dir_without_the_business_file_refuses_to_start(tmp_path: Path) -> None:
@@ -47,5 +47,7 @@ def test_a_business_no_manifest_describes_is_served_unchecked_and_says_so(
         f"no manifest for business '{TEST_BUSINESS.name}' (looked for {runtime.manifest_path}): tool results "
         "are served unchecked; write one to check them (docs/manifest.md)"
     )
-    modern = ModernClient(LambdaClient(lambda_handler(runtime)))
-    assert modern.call_tool("echo", {"message": "hi"}).result["structuredContent"] == {"echo": "hi"}
+    modern = McpTestClient.over_handler(lambda_handler(runtime), era=MODERN, capabilities={})
+    assert modern.rpc("tools/call", {"name": "echo", "arguments": {"message": "hi"}}).result[
+        "structuredContent"
+    ] == {"echo": "hi"}

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from tests.support.business import TEST_BUSINESS
 from tests.support.fake_tracer import FakeTracer
-from tests.support.lambda_client import LambdaClient, LegacyClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.observability import (
     RedactingFormatter,
@@ -33,6 +33,7 @@ from mcp_lambda.observability import (
 )
 from mcp_lambda.platform_api import PlatformApiClient, PlatformApiError
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import McpTestClient
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,17 +97,17 @@ def test_registered_secret_values_are_masked_in_formatted_lines() -> None:
 
 
 def test_tool_call_lines_carry_the_section_5_fields() -> None:
-    legacy = LegacyClient(
-        LambdaClient(build_handler(TEST_BUSINESS, Settings(business="testbiz"))), "2025-03-26"
+    legacy = McpTestClient.over_handler(
+        build_handler(TEST_BUSINESS, Settings(business="testbiz")), era="2025-03-26"
     )
     legacy.initialize()
     with captured(TEST_BUSINESS.name) as stream:
-        legacy.request(
+        legacy.rpc(
             "tools/call",
             {"name": "echo", "arguments": {"message": "hi"}, "_meta": {"tool_call_id": "call-9"}},
         )
-        legacy.call_tool("add", {"a": 500, "b": 1})
-        legacy.call_tool("explode")
+        legacy.rpc("tools/call", {"name": "add", "arguments": {"a": 500, "b": 1}})
+        legacy.rpc("tools/call", {"name": "explode", "arguments": {}})
     lines = _lines(stream)
     events = [(line["event"], line["tool_name"]) for line in lines]
 

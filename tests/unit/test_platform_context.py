@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, content_result, text, tool
 
 
@@ -15,8 +16,10 @@ def where(ctx: ToolContext) -> ToolResult:
 
 
 def _call(settings: Settings) -> str:
-    client = ModernClient(LambdaClient(build_handler(Business(name="probe", tools=[where]), settings)))
-    return str(client.call_tool("where").result["content"][0]["text"])
+    client = McpTestClient.over_handler(
+        build_handler(Business(name="probe", tools=[where]), settings), era=MODERN, capabilities={}
+    )
+    return str(client.rpc("tools/call", {"name": "where", "arguments": {}}).result["content"][0]["text"])
 
 
 def test_platform_client_is_in_the_tool_context_when_configured() -> None:

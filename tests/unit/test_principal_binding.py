@@ -9,13 +9,12 @@ import uuid
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient
 from tests.support.principal_binding import ALL_SCOPES, demo_handler, reached
 
 from mcp_lambda.auth import authorizer_caller
 from mcp_lambda.caller import Caller, client_of, principal_of
 from mcp_lambda.settings import Settings, SettingsError
-from mcp_lambda.testing import Identity, authorizer_context
+from mcp_lambda.testing import MODERN, Identity, McpTestClient, authorizer_context
 
 ISSUER = "https://issuer.example"
 NOTHING = {"session": False, "task": False, "exactly_once": False, "subscriptions": False}
@@ -30,9 +29,9 @@ def gateway(binding: str) -> Any:
 
 
 def as_app_of(handler: Any, subject: str, claim: str = "azp") -> Any:
-    def as_app(app: str) -> LambdaClient:
+    def as_app(app: str) -> McpTestClient:
         identity = Identity(subject, scopes=ALL_SCOPES, claims={claim: app})
-        return LambdaClient(handler, authorizer=authorizer_context(identity, ISSUER))
+        return McpTestClient.over_handler(handler, authorizer=authorizer_context(identity, ISSUER))
 
     return as_app
 
@@ -58,14 +57,16 @@ def test_the_default_binding_is_the_user() -> None:
 
 def test_bound_to_the_client_a_token_naming_no_client_is_refused_with_401() -> None:
     nameless = authorizer_context(Identity("alice", scopes=ALL_SCOPES), ISSUER)
-    refused = ModernClient(LambdaClient(gateway("user_and_client"), authorizer=nameless)).request(
-        "tools/list"
-    )
+    refused = McpTestClient.over_handler(
+        gateway("user_and_client"), authorizer=nameless, era=MODERN, capabilities={}
+    ).rpc("tools/list")
     assert refused.status == 401 and refused.error["code"] == -32011
     assert "names no client (azp or client_id)" in refused.error["message"]
     assert 'error="invalid_token"' in refused.headers["www-authenticate"]
 
-    served = ModernClient(LambdaClient(gateway("user"), authorizer=nameless)).request("tools/list")
+    served = McpTestClient.over_handler(
+        gateway("user"), authorizer=nameless, era=MODERN, capabilities={}
+    ).rpc("tools/list")
     assert served.status == 200
 
 

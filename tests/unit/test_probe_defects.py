@@ -13,17 +13,12 @@ from typing import Any
 
 import pytest
 from tests.support.business import TEST_BUSINESS
-from tests.support.lambda_client import (
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    build_handler,
-    modern_headers,
-    modern_request,
-)
+from tests.support.handlers import build_handler
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 
 DEEP = 900  # under the JSON parser's own limit, far over ours (64)
@@ -37,12 +32,12 @@ def _nested(depth: int) -> str:
 
 
 def test_a_cursor_of_deeply_nested_json_is_32602_in_both_eras(
-    legacy: LegacyClient, modern: ModernClient
+    legacy: McpTestClient, modern: McpTestClient
 ) -> None:
     cursor = base64.urlsafe_b64encode(b"[" * 180).decode().rstrip("=")
 
-    old = legacy.request("tools/list", {"cursor": cursor})
-    new = modern.request("tools/list", {"cursor": cursor})
+    old = legacy.rpc("tools/list", {"cursor": cursor})
+    new = modern.rpc("tools/list", {"cursor": cursor})
 
     assert (old.status, old.error["code"]) == (200, -32602)
     assert (new.status, new.error["code"]) == (400, -32602)
@@ -53,12 +48,10 @@ def test_a_cursor_of_deeply_nested_json_is_32602_in_both_eras(
 
 @pytest.mark.parametrize("name", [["echo"], {"n": "echo"}, 7, None])
 def test_a_tool_name_that_is_not_a_string_is_32602_in_both_eras(
-    legacy: LegacyClient, modern: ModernClient, name: Any
+    legacy: McpTestClient, modern: McpTestClient, name: Any
 ) -> None:
-    old = legacy.request("tools/call", {"name": name, "arguments": {}})
-    new = modern.client.post(
-        modern_request("tools/call", {"name": name}), modern_headers("tools/call", "echo")
-    )
+    old = legacy.rpc("tools/call", {"name": name, "arguments": {}})
+    new = modern.post(modern_request("tools/call", {"name": name}), modern_headers("tools/call", "echo"))
 
     assert (old.status, old.error["code"]) == (200, -32602)
     assert (new.status, new.error["code"]) == (400, -32602)
@@ -68,7 +61,7 @@ def test_a_tool_name_that_is_not_a_string_is_32602_in_both_eras(
 
 
 @pytest.mark.parametrize("field", ["capabilities", "clientInfo"])
-def test_initialize_with_a_deeply_nested_client_value_is_32602(client: LambdaClient, field: str) -> None:
+def test_initialize_with_a_deeply_nested_client_value_is_32602(client: McpTestClient, field: str) -> None:
     params = {
         "protocolVersion": '"2025-03-26"',
         "capabilities": "{}",
@@ -86,14 +79,15 @@ def test_initialize_with_a_deeply_nested_client_value_is_32602(client: LambdaCli
 
 
 def test_tool_arguments_nested_too_deeply_are_32602_in_both_eras(
-    legacy: LegacyClient, modern: ModernClient
+    legacy: McpTestClient, modern: McpTestClient
 ) -> None:
     body = '"name":"echo","arguments":{"message":' + _nested(DEEP) + "}"
     meta = json.dumps(modern_request("x")["params"]["_meta"])
-    old = legacy.client.post(
-        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{' + body + "}}", headers=legacy.headers()
+    old = legacy.post(
+        raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{' + body + "}}",
+        headers=legacy.request_headers(),
     )
-    new = modern.client.post(
+    new = modern.post(
         raw='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{' + body + ',"_meta":' + meta + "}}",
         headers=modern_headers("tools/call", "echo"),
     )
@@ -106,9 +100,9 @@ def test_tool_arguments_nested_too_deeply_are_32602_in_both_eras(
 # --- 4.4 batch length and the size of the answer --------------------------------------------------------------
 
 
-def _batch_client(**settings: Any) -> LegacyClient:
-    session = LegacyClient(
-        LambdaClient(build_handler(TEST_BUSINESS, Settings(business="testbiz", **settings))), "2025-03-26"
+def _batch_client(**settings: Any) -> McpTestClient:
+    session = McpTestClient.over_handler(
+        build_handler(TEST_BUSINESS, Settings(business="testbiz", **settings)), era="2025-03-26"
     )
     session.initialize()
     return session
@@ -118,8 +112,8 @@ def test_a_batch_of_more_than_100_messages_is_refused() -> None:
     session = _batch_client()
     batch = [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(101)]
 
-    refused = session.client.post(batch, session.headers())
-    accepted = session.client.post(batch[:100], session.headers())
+    refused = session.post(batch, session.request_headers())
+    accepted = session.post(batch[:100], session.request_headers())
 
     assert refused.status == 400 and refused.error["code"] == -32600
     assert "at most 100 messages" in refused.error["message"]
@@ -130,7 +124,7 @@ def test_a_batch_whose_answer_is_too_large_gets_an_error_per_request() -> None:
     session = _batch_client(max_response_bytes=4096)
     batch = [{"jsonrpc": "2.0", "id": n, "method": "tools/list"} for n in range(10)]
 
-    reply = session.client.post(batch, session.headers())
+    reply = session.post(batch, session.request_headers())
 
     assert reply.status == 200
     assert [item["id"] for item in reply.body] == list(range(10))
@@ -147,11 +141,13 @@ def huge(ctx: ToolContext) -> ToolResult:
 def test_an_answer_over_the_lambda_response_limit_is_a_json_rpc_error(era: str) -> None:
     handler = build_handler(Business(name="huge", tools=[huge]), Settings(business="huge"))
     if era == "legacy":
-        session = LegacyClient(LambdaClient(handler))
+        session = McpTestClient.over_handler(handler, era="2025-11-25")
         session.initialize()
-        reply = session.call_tool("huge")
+        reply = session.rpc("tools/call", {"name": "huge", "arguments": {}})
     else:
-        reply = ModernClient(LambdaClient(handler)).call_tool("huge")
+        reply = McpTestClient.over_handler(handler, era=MODERN, capabilities={}).rpc(
+            "tools/call", {"name": "huge", "arguments": {}}
+        )
 
     assert reply.status == 200 and len(reply.raw) < 1024
     assert reply.error["code"] == -32603 and "6000000-byte response limit" in reply.error["message"]
@@ -167,7 +163,7 @@ def test_an_answer_over_the_lambda_response_limit_is_a_json_rpc_error(era: str) 
     ids=["two-colons", "ipv6-literal", "named-port", "forwarded-port"],
 )
 def test_a_host_the_adapter_cannot_read_is_400_not_a_failed_invocation(
-    client: LambdaClient, headers: dict[str, str]
+    client: McpTestClient, headers: dict[str, str]
 ) -> None:
     for method in ("POST", "GET", "DELETE"):
         reply = client.send(method, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers)
@@ -205,12 +201,12 @@ def strict_utf8_log(name: str) -> Iterator[io.BytesIO]:
     ids=["safe-argument", "tool-call-id"],
 )
 def test_a_lone_surrogate_never_loses_a_log_line(
-    legacy: LegacyClient, params: str, logged: tuple[str, Any]
+    legacy: McpTestClient, params: str, logged: tuple[str, Any]
 ) -> None:
     with strict_utf8_log(TEST_BUSINESS.name) as raw:
-        reply = legacy.client.post(
+        reply = legacy.post(
             raw='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":' + params + "}",
-            headers=legacy.headers(),
+            headers=legacy.request_headers(),
         )
 
     assert reply.status == 200

@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 
@@ -29,14 +30,14 @@ def unlimited(ctx: ToolContext) -> ToolResult:
 BUSINESS = Business(name="limited", tools=[quote, unlimited])
 
 
-def _caller(handler: object, authorizer: dict[str, object] | None) -> ModernClient:
-    return ModernClient(LambdaClient(handler, authorizer=authorizer))  # type: ignore[arg-type]
+def _caller(handler: object, authorizer: dict[str, object] | None) -> McpTestClient:
+    return McpTestClient.over_handler(handler, authorizer=authorizer, era=MODERN, capabilities={})  # type: ignore[arg-type]
 
 
 def test_a_caller_over_the_rate_gets_42900_with_retry_after(caplog: pytest.LogCaptureFixture) -> None:
     alice = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
     with caplog.at_level(logging.INFO):
-        answers = [alice.call_tool("quote").result for _ in range(3)]
+        answers = [alice.rpc("tools/call", {"name": "quote", "arguments": {}}).result for _ in range(3)]
 
     assert [a.get("isError", False) for a in answers] == [False, False, True]
     structured = answers[2]["structuredContent"]
@@ -51,20 +52,29 @@ def test_the_rate_is_counted_per_caller_and_per_tool() -> None:
     handler = build_handler(BUSINESS, Settings(business="limited"))
     alice, bob, anonymous = _caller(handler, ALICE), _caller(handler, BOB), _caller(handler, None)
     for _ in range(2):
-        alice.call_tool("quote")
+        alice.rpc("tools/call", {"name": "quote", "arguments": {}})
 
-    assert alice.call_tool("quote").result["structuredContent"]["code"] == 42900
-    assert bob.call_tool("quote").result["structuredContent"] == {"price": 3}
-    assert anonymous.call_tool("quote").result["structuredContent"] == {"price": 3}
-    assert alice.call_tool("unlimited").result["structuredContent"] == {"ok": True}
+    assert (
+        alice.rpc("tools/call", {"name": "quote", "arguments": {}}).result["structuredContent"]["code"]
+        == 42900
+    )
+    assert bob.rpc("tools/call", {"name": "quote", "arguments": {}}).result["structuredContent"] == {
+        "price": 3
+    }
+    assert anonymous.rpc("tools/call", {"name": "quote", "arguments": {}}).result["structuredContent"] == {
+        "price": 3
+    }
+    assert alice.rpc("tools/call", {"name": "unlimited", "arguments": {}}).result["structuredContent"] == {
+        "ok": True
+    }
 
 
 def test_each_container_counts_its_own_calls() -> None:
     first = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
     second = _caller(build_handler(BUSINESS, Settings(business="limited")), ALICE)
     for _ in range(3):
-        first.call_tool("quote")
-    assert second.call_tool("quote").result["structuredContent"] == {
+        first.rpc("tools/call", {"name": "quote", "arguments": {}})
+    assert second.rpc("tools/call", {"name": "quote", "arguments": {}}).result["structuredContent"] == {
         "price": 3
     }  # a guard, not the global limit
 

@@ -6,23 +6,26 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, build_handler
+from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.protocol.jsonrpc import RpcError
 from mcp_lambda.protocol.request_state import RequestStateCodec
 from mcp_lambda.settings import Settings, SettingsError
+from mcp_lambda.testing import McpTestClient
 
 OLD, NEW = "old-key-" + "o" * 24, "new-key-" + "n" * 24
 TOOL = "test_input_required_result_elicitation"
 ANSWER = {"user_name": {"action": "accept", "content": {"name": "Lin"}}}
 
 
-def _client(*keys: str) -> LambdaClient:
-    return LambdaClient(build_handler(BUSINESS, Settings(business="conformance", request_state_keys=keys)))
+def _client(*keys: str) -> McpTestClient:
+    return McpTestClient.over_handler(
+        build_handler(BUSINESS, Settings(business="conformance", request_state_keys=keys))
+    )
 
 
-def _call(client: LambdaClient, extra: dict[str, Any], authorizer: dict[str, Any] | None = None) -> Any:
+def _call(client: McpTestClient, extra: dict[str, Any], authorizer: dict[str, Any] | None = None) -> Any:
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
@@ -37,7 +40,7 @@ def _call(client: LambdaClient, extra: dict[str, Any], authorizer: dict[str, Any
     return client.post(body, headers, authorizer=authorizer)
 
 
-def _state(client: LambdaClient, authorizer: dict[str, Any] | None = None) -> str:
+def _state(client: McpTestClient, authorizer: dict[str, Any] | None = None) -> str:
     first = _call(client, {}, authorizer)
     assert first.result["resultType"] == "input_required"
     return str(first.result["requestState"])

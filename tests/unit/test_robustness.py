@@ -5,13 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import (
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    modern_headers,
-    modern_request,
-)
+from tests.support.wire import modern_headers, modern_request
+
+from mcp_lambda.testing import MODERN, McpTestClient
 
 DISCOVER_HEADERS = modern_headers("server/discover")
 META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
@@ -63,12 +59,12 @@ MISTAKES: list[tuple[str, str, dict[str, str]]] = [
 
 
 @pytest.mark.parametrize("raw,headers", [(m[1], m[2]) for m in MISTAKES], ids=[m[0] for m in MISTAKES])
-def test_client_mistake_never_gets_a_5xx(client: LambdaClient, raw: str, headers: dict[str, str]) -> None:
+def test_client_mistake_never_gets_a_5xx(client: McpTestClient, raw: str, headers: dict[str, str]) -> None:
     reply = client.post(headers=headers, raw=raw)
     assert reply.status < 500, reply.raw
 
 
-def test_deeply_nested_json_body_is_a_client_error_not_a_crash(client: LambdaClient) -> None:
+def test_deeply_nested_json_body_is_a_client_error_not_a_crash(client: McpTestClient) -> None:
     # 100 000 levels fit in 200 KB, well under MAX_BODY_BYTES; json.loads raises RecursionError on them.
     reply = client.post(headers=DISCOVER_HEADERS, raw="[" * 100_000 + "]" * 100_000)
     assert reply.status == 400, reply.raw
@@ -89,14 +85,16 @@ SURROGATES = [
 
 
 @pytest.mark.parametrize("era,raw", [s[1:] for s in SURROGATES], ids=[s[0] for s in SURROGATES])
-def test_lone_surrogate_escapes_echoed_back_are_not_a_crash(legacy: LegacyClient, era: str, raw: str) -> None:
-    headers = legacy.headers() if era == "legacy" else modern_headers("tools/list")
-    reply = legacy.client.post(headers=headers, raw=raw)
+def test_lone_surrogate_escapes_echoed_back_are_not_a_crash(
+    legacy: McpTestClient, era: str, raw: str
+) -> None:
+    headers = legacy.request_headers() if era == "legacy" else modern_headers("tools/list")
+    reply = legacy.post(headers=headers, raw=raw)
     assert reply.status < 500, reply.raw
 
 
-def test_lone_surrogate_in_a_tool_argument_is_not_a_crash(modern: ModernClient) -> None:
-    reply = modern.client.post(
+def test_lone_surrogate_in_a_tool_argument_is_not_a_crash(modern: McpTestClient) -> None:
+    reply = modern.post(
         headers=modern_headers("tools/call", "echo"),
         raw='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"a\\ud800"},'
         + META
@@ -105,7 +103,7 @@ def test_lone_surrogate_in_a_tool_argument_is_not_a_crash(modern: ModernClient) 
     assert reply.status < 500, reply.raw
 
 
-def _bad_requests(client: LambdaClient, session: LegacyClient) -> list[Any]:
+def _bad_requests(client: McpTestClient, session: McpTestClient) -> list[Any]:
     return [
         client.post(headers={**DISCOVER_HEADERS, "origin": "https://evil.example.com"}, raw="{}"),
         client.post(headers={**DISCOVER_HEADERS, "accept": "text/html"}, raw="{}"),
@@ -113,22 +111,24 @@ def _bad_requests(client: LambdaClient, session: LegacyClient) -> list[Any]:
         client.post(headers=DISCOVER_HEADERS, raw="{"),
         client.post({"jsonrpc": "2.0", "id": 1, "method": 3}, DISCOVER_HEADERS),
         client.post(modern_request("tools/list"), modern_headers("server/discover")),
-        session.request("tools/list", mcp_session_id="bogus"),
-        session.request("no/such"),
-        session.call_tool("explode"),
-        session.call_tool("add", {"a": "x"}),
+        session.rpc("tools/list", mcp_session_id="bogus"),
+        session.rpc("no/such"),
+        session.rpc("tools/call", {"name": "explode", "arguments": {}}),
+        session.rpc("tools/call", {"name": "add", "arguments": {"a": "x"}}),
         client.send("GET", headers=modern_headers("x")),
     ]
 
 
-def test_bad_requests_do_not_disturb_the_next_good_ones(client: LambdaClient) -> None:
-    modern = ModernClient(client)
-    session = LegacyClient(client)
+def test_bad_requests_do_not_disturb_the_next_good_ones(client: McpTestClient) -> None:
+    modern = client.clone(era=MODERN, capabilities={})
+    session = client.clone(era="2025-11-25")
     session.initialize()
-    baseline_list = modern.request("tools/list").result["tools"]
-    baseline_call = session.call_tool("add", {"a": 1, "b": 2}).result
+    baseline_list = modern.rpc("tools/list").result["tools"]
+    baseline_call = session.rpc("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}).result
     for bad in _bad_requests(client, session):
         assert bad.status < 500
-        assert modern.request("tools/list").result["tools"] == baseline_list
-        assert session.call_tool("add", {"a": 1, "b": 2}).result == baseline_call
-        assert session.request("ping").result == {}
+        assert modern.rpc("tools/list").result["tools"] == baseline_list
+        assert (
+            session.rpc("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}).result == baseline_call
+        )
+        assert session.rpc("ping").result == {}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from tests.support.lambda_client import LambdaClient, build_handler
+from tests.support.handlers import build_handler
 
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore, Session, SessionIdTaken
+from mcp_lambda.testing import McpTestClient
 
 
 class CollidingOnce(MemorySessionStore):
@@ -23,7 +24,7 @@ class CollidingOnce(MemorySessionStore):
 
 def test_an_id_collision_mints_another_id() -> None:
     store = CollidingOnce()
-    client = LambdaClient(build_handler(BUSINESS, Settings(business="conformance"), store))
+    client = McpTestClient.over_handler(build_handler(BUSINESS, Settings(business="conformance"), store))
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -42,7 +43,9 @@ def test_a_session_id_we_could_never_have_minted_is_404_without_a_store_lookup()
         def get(self, session_id: str) -> Session | None:
             raise AssertionError("the store must not be asked")
 
-    client = LambdaClient(build_handler(BUSINESS, Settings(business="conformance"), Untouchable()))
+    client = McpTestClient.over_handler(
+        build_handler(BUSINESS, Settings(business="conformance"), Untouchable())
+    )
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
     for bad in ("x" * 3000, "has space"):
         reply = client.post(body, {"mcp-session-id": bad})

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.manifest import bind_manifest, load_manifest
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ResultCode, ToolResult, entities, tool
 from mcp_lambda_dev.projection import card_candidates, model_view, narrowed_entities
 from mcp_lambda_dev.simulator.logs import LogCapture
@@ -132,10 +133,10 @@ def return_action() -> ToolResult:
 
 
 @pytest.fixture
-def probe() -> Iterator[tuple[ModernClient, Simulation, LogCapture]]:
+def probe() -> Iterator[tuple[McpTestClient, Simulation, LogCapture]]:
     business = Business(name="manifest_probe", tools=[return_route, return_action])
     settings = Settings.from_env({"BUSINESS": "manifest_probe", "MANIFEST_DIR": str(PROBE_MANIFESTS)})
-    client = ModernClient(LambdaClient(build_handler(business, settings)))
+    client = McpTestClient.over_handler(build_handler(business, settings), era=MODERN, capabilities={})
     path = PROBE_MANIFESTS / "manifest_probe.yaml"
     capture = LogCapture.attach(business.name)
     yield client, Simulation(business, path, bind_manifest(business, path)), capture
@@ -143,10 +144,10 @@ def probe() -> Iterator[tuple[ModernClient, Simulation, LogCapture]]:
 
 
 def test_a_rewritten_result_shows_the_violations_from_the_servers_log_line(
-    probe: tuple[ModernClient, Simulation, LogCapture],
+    probe: tuple[McpTestClient, Simulation, LogCapture],
 ) -> None:
     client, simulation, capture = probe
-    reply = client.call_tool("return_route").body
+    reply = client.rpc("tools/call", {"name": "return_route", "arguments": {}}).body
     result = reply["result"]
     assert (
         result["structuredContent"]["code"] == ResultCode.RESULT_VIOLATES_MANIFEST
@@ -191,9 +192,11 @@ def test_an_error_result_is_not_valid_but_what_make_simulate_calls_it(
     from businesses.demo import BUSINESS
 
     capture = LogCapture.attach(BUSINESS.name)
-    client = ModernClient(LambdaClient(build_handler(BUSINESS, Settings(business="demo"))))
+    client = McpTestClient.over_handler(
+        build_handler(BUSINESS, Settings(business="demo")), era=MODERN, capabilities={}
+    )
     try:
-        reply = client.call_tool("subscribe_product", arguments).body
+        reply = client.rpc("tools/call", {"name": "subscribe_product", "arguments": arguments or {}}).body
         report = demo.report("subscribe_product", reply["result"], capture.lines_of([reply["id"]]))
     finally:
         capture.detach(BUSINESS.name)

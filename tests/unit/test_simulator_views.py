@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
 from mcp_lambda.manifest import bind_manifest
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda_dev.simulator.logs import LogCapture
 from mcp_lambda_dev.simulator.report import Simulation
 
@@ -74,7 +75,9 @@ def reports() -> dict[str, dict[str, Any]]:
 
     manifest = ROOT / "manifest" / "demo.yaml"
     simulation = Simulation(BUSINESS, manifest, bind_manifest(BUSINESS, manifest))
-    client = ModernClient(LambdaClient(build_handler(BUSINESS, Settings(business="demo"))))
+    client = McpTestClient.over_handler(
+        build_handler(BUSINESS, Settings(business="demo")), era=MODERN, capabilities={}
+    )
     capture = LogCapture.attach(BUSINESS.name)
     calls = {
         "result": ("search_products", {"keyword": "lamp"}),
@@ -84,7 +87,7 @@ def reports() -> dict[str, dict[str, Any]]:
     try:
         found = {}
         for name, (tool, arguments) in calls.items():
-            reply = client.call_tool(tool, arguments).body
+            reply = client.rpc("tools/call", {"name": tool, "arguments": arguments or {}}).body
             found[name] = simulation.report(tool, reply["result"], capture.lines_of([reply["id"]]))
         return found
     finally:

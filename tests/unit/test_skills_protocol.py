@@ -10,50 +10,45 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support.lambda_client import (
-    LambdaClient,
-    LegacyClient,
-    ModernClient,
-    build_handler,
-    modern_headers,
-    modern_request,
-)
+from tests.support.handlers import build_handler
+from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.composition import load_business
 from mcp_lambda.settings import Settings
+from mcp_lambda.testing import MODERN, McpTestClient
 
 EXTENSION = "io.modelcontextprotocol/skills"
 DEMO_SKILLS = ["skill://plan-a-day-out/SKILL.md", "skill://shop-with-alerts/SKILL.md"]
 
 
 @pytest.fixture(scope="module")
-def demo_client() -> LambdaClient:
-    return LambdaClient(build_handler(load_business("demo"), Settings(business="demo")))
+def demo_client() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(load_business("demo"), Settings(business="demo")))
 
 
 @pytest.fixture
-def demo(demo_client: LambdaClient) -> ModernClient:
-    return ModernClient(demo_client)
+def demo(demo_client: McpTestClient) -> McpTestClient:
+    return demo_client.clone(era=MODERN, capabilities={})
 
 
 def _bytes_of(content: dict[str, Any]) -> bytes:
     return content["text"].encode() if "text" in content else base64.b64decode(content["blob"])
 
 
-def test_the_demo_declares_the_extension_with_directory_read(demo: ModernClient) -> None:
-    capabilities = demo.request("server/discover").result["capabilities"]
+def test_the_demo_declares_the_extension_with_directory_read(demo: McpTestClient) -> None:
+    capabilities = demo.rpc("server/discover").result["capabilities"]
     assert capabilities["extensions"][EXTENSION] == {"directoryRead": True}
     assert "resources" in capabilities
 
 
-def test_a_business_without_skills_declares_no_skills_extension(modern: ModernClient) -> None:
-    capabilities = modern.request("server/discover").result["capabilities"]
+def test_a_business_without_skills_declares_no_skills_extension(modern: McpTestClient) -> None:
+    capabilities = modern.rpc("server/discover").result["capabilities"]
     assert EXTENSION not in capabilities.get("extensions", {})
-    assert modern.request("skills/list").error["code"] == -32601
+    assert modern.rpc("skills/list").error["code"] == -32601
 
 
-def test_skills_list_answers_complete_entries_with_cache_attributes(demo: ModernClient) -> None:
-    result = demo.request("skills/list").result
+def test_skills_list_answers_complete_entries_with_cache_attributes(demo: McpTestClient) -> None:
+    result = demo.rpc("skills/list").result
     assert [entry["uri"] for entry in result["skills"]] == DEMO_SKILLS
     assert isinstance(result["ttlMs"], int) and result["cacheScope"] == "public"
     entry = result["skills"][0]
@@ -63,11 +58,11 @@ def test_skills_list_answers_complete_entries_with_cache_attributes(demo: Modern
     assert uris == ["skill://plan-a-day-out/SKILL.md", "skill://plan-a-day-out/references/places.md"]
 
 
-def test_every_digest_and_size_matches_the_bytes_resources_read_returns(demo: ModernClient) -> None:
+def test_every_digest_and_size_matches_the_bytes_resources_read_returns(demo: McpTestClient) -> None:
     checked = 0
-    for entry in demo.request("skills/list").result["skills"]:
+    for entry in demo.rpc("skills/list").result["skills"]:
         for item in entry["resources"]:
-            reply = demo.request("resources/read", {"uri": item["uri"]})
+            reply = demo.rpc("resources/read", {"uri": item["uri"]})
             (content,) = reply.result["contents"]
             data = _bytes_of(content)
             assert item["digest"] == "sha256:" + hashlib.sha256(data).hexdigest()
@@ -76,24 +71,24 @@ def test_every_digest_and_size_matches_the_bytes_resources_read_returns(demo: Mo
     assert checked == 3
 
 
-def test_the_frontmatter_is_the_files_own(demo: ModernClient) -> None:
+def test_the_frontmatter_is_the_files_own(demo: McpTestClient) -> None:
     import yaml
 
-    entry = demo.request("skills/get", {"uri": DEMO_SKILLS[1]}).result["skill"]
-    text = demo.request("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]
+    entry = demo.rpc("skills/get", {"uri": DEMO_SKILLS[1]}).result["skill"]
+    text = demo.rpc("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]
     assert entry["frontmatter"] == yaml.safe_load(text.split("---")[1])
 
 
-def test_skill_md_is_markdown_listed_with_its_name_and_description(demo: ModernClient) -> None:
-    reply = demo.request("resources/read", {"uri": DEMO_SKILLS[0]})
+def test_skill_md_is_markdown_listed_with_its_name_and_description(demo: McpTestClient) -> None:
+    reply = demo.rpc("resources/read", {"uri": DEMO_SKILLS[0]})
     assert reply.result["contents"][0]["mimeType"] == "text/markdown"
-    listed = {r["uri"]: r for r in demo.request("resources/list").result["resources"]}
+    listed = {r["uri"]: r for r in demo.rpc("resources/list").result["resources"]}
     assert listed[DEMO_SKILLS[0]]["name"] == "plan-a-day-out"
     assert listed[DEMO_SKILLS[0]]["description"].startswith("Plan getting around Beijing")
 
 
-def test_skills_get_returns_one_entry_without_a_cursor(demo: ModernClient) -> None:
-    result = demo.request("skills/get", {"uri": DEMO_SKILLS[0]}).result
+def test_skills_get_returns_one_entry_without_a_cursor(demo: McpTestClient) -> None:
+    result = demo.rpc("skills/get", {"uri": DEMO_SKILLS[0]}).result
     assert result["skill"]["uri"] == DEMO_SKILLS[0]
     assert "nextCursor" not in result and isinstance(result["ttlMs"], int)
 
@@ -108,47 +103,49 @@ def test_skills_get_returns_one_entry_without_a_cursor(demo: ModernClient) -> No
         ("resources/directory/read", "skill://no-such-skill"),
     ],
 )
-def test_what_is_not_served_is_invalid_params(demo: ModernClient, method: str, uri: str) -> None:
-    reply = demo.request(method, {"uri": uri})
+def test_what_is_not_served_is_invalid_params(demo: McpTestClient, method: str, uri: str) -> None:
+    reply = demo.rpc(method, {"uri": uri})
     assert reply.status == 400
     assert reply.error["code"] == -32602
 
 
-def test_skills_get_without_a_uri_is_invalid_params(demo: ModernClient) -> None:
-    assert demo.request("skills/get", {}).error["code"] == -32602
+def test_skills_get_without_a_uri_is_invalid_params(demo: McpTestClient) -> None:
+    assert demo.rpc("skills/get", {}).error["code"] == -32602
 
 
-def test_directory_read_lists_direct_children_and_subdirectories(demo: ModernClient) -> None:
-    root = demo.request("resources/directory/read", {"uri": "skill://plan-a-day-out"}).result
+def test_directory_read_lists_direct_children_and_subdirectories(demo: McpTestClient) -> None:
+    root = demo.rpc("resources/directory/read", {"uri": "skill://plan-a-day-out"}).result
     assert [(r["uri"], r["mimeType"]) for r in root["resources"]] == [
         ("skill://plan-a-day-out/SKILL.md", "text/markdown"),
         ("skill://plan-a-day-out/references", "inode/directory"),
     ]
-    sub = demo.request("resources/directory/read", {"uri": "skill://plan-a-day-out/references"}).result
+    sub = demo.rpc("resources/directory/read", {"uri": "skill://plan-a-day-out/references"}).result
     assert [r["uri"] for r in sub["resources"]] == ["skill://plan-a-day-out/references/places.md"]
 
 
 def test_skills_list_pages_whole_entries() -> None:
-    client = LambdaClient(build_handler(load_business("demo"), Settings(business="demo", tools_page_size=1)))
-    modern = ModernClient(client)
-    first = modern.request("skills/list").result
-    second = modern.request("skills/list", {"cursor": first["nextCursor"]}).result
+    client = McpTestClient.over_handler(
+        build_handler(load_business("demo"), Settings(business="demo", tools_page_size=1))
+    )
+    modern = client.clone(era=MODERN, capabilities={})
+    first = modern.rpc("skills/list").result
+    second = modern.rpc("skills/list", {"cursor": first["nextCursor"]}).result
     assert [e["uri"] for e in first["skills"] + second["skills"]] == DEMO_SKILLS
     assert "nextCursor" not in second
-    assert modern.request("skills/list", {"cursor": "not-ours"}).error["code"] == -32602
+    assert modern.rpc("skills/list", {"cursor": "not-ours"}).error["code"] == -32602
 
 
-def test_a_session_client_gets_the_skill_files_as_plain_resources(demo_client: LambdaClient) -> None:
-    session = LegacyClient(demo_client, "2025-11-25")
+def test_a_session_client_gets_the_skill_files_as_plain_resources(demo_client: McpTestClient) -> None:
+    session = demo_client.clone(era="2025-11-25")
     reply = session.initialize()
     capabilities = reply.result["capabilities"]
     assert "extensions" not in capabilities and "resources" in capabilities
-    listed = [r["uri"] for r in session.request("resources/list").result["resources"]]
+    listed = [r["uri"] for r in session.rpc("resources/list").result["resources"]]
     assert DEMO_SKILLS[0] in listed and DEMO_SKILLS[1] in listed
-    text = session.request("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]
+    text = session.rpc("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]
     assert text.startswith("---\nname: shop-with-alerts\n")
     # Undeclared there, the methods still answer a client that tries them (no ttlMs before 2026-07-28).
-    listing = session.request("skills/list").result
+    listing = session.rpc("skills/list").result
     assert [entry["uri"] for entry in listing["skills"]] == DEMO_SKILLS and "ttlMs" not in listing
 
 
@@ -176,13 +173,13 @@ _URIS = st.one_of(
     cursor=st.one_of(st.none(), _JSON),
 )
 def test_hostile_params_get_a_precise_error_never_a_5xx(
-    demo: ModernClient, method: str, uri: Any, cursor: Any
+    demo: McpTestClient, method: str, uri: Any, cursor: Any
 ) -> None:
     params = {"uri": uri} if cursor is None else {"uri": uri, "cursor": cursor}
     headers = (
         {"mcp_name": uri} if method == "resources/read" and isinstance(uri, str) and uri.isascii() else {}
     )
-    reply = demo.client.post(
+    reply = demo.post(
         modern_request(method, params, 7),
         {**modern_headers(method), **{k.replace("_", "-"): v for k, v in headers.items()}},
         oracle=False,

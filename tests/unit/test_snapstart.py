@@ -106,9 +106,11 @@ def test_the_hooks_are_registered_only_where_the_runtime_provides_them(
 
 def test_the_warm_up_requests_are_answered_by_the_real_app() -> None:
     from tests.support.business import TEST_BUSINESS
-    from tests.support.lambda_client import LambdaClient, build_handler
+    from tests.support.handlers import build_handler
 
-    client = LambdaClient(build_handler(TEST_BUSINESS))
+    from mcp_lambda.testing import McpTestClient
+
+    client = McpTestClient.over_handler(build_handler(TEST_BUSINESS))
     snapshot.before_snapshot(client.handler, Settings())  # raises unless both answer 200
     listed = client.handler(snapshot.warm_up_event("tools/list"), None)
     assert listed["statusCode"] == 200 and json.loads(listed["body"])["result"]["tools"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 from tests.support.task_business import TASKS_CAPABILITIES, RecordingInvoker
 from tests.support.task_caller import ISSUER, WHOAMI_BUSINESS
 
@@ -16,7 +16,7 @@ from mcp_lambda.caller import Caller, principal_of
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore, StoredCaller, Task, open_task
 from mcp_lambda.stores.tasks.dynamodb import from_item, to_item
-from mcp_lambda.testing import Identity, McpTestClient, authorizer_context
+from mcp_lambda.testing import MODERN, Identity, McpTestClient, authorizer_context
 
 ALICE = Identity(
     "alice",
@@ -34,12 +34,16 @@ class Harness:
         self.invoker = RecordingInvoker()
         settings = Settings(business=WHOAMI_BUSINESS.name, **{**SETTINGS, **settings_overrides})
         handler = build_handler(WHOAMI_BUSINESS, settings, tasks=self.store, invoker=self.invoker)
-        self.http = LambdaClient(handler, authorizer=authorizer or authorizer_context(ALICE, ISSUER))
-        self.client = ModernClient(self.http, TASKS_CAPABILITIES)
+        self.http = McpTestClient.over_handler(
+            handler, authorizer=authorizer or authorizer_context(ALICE, ISSUER)
+        )
+        self.client = self.http.clone(era=MODERN, capabilities=TASKS_CAPABILITIES)
 
     def create(self) -> Task:
         """Alice's whoami task, as stored before its worker runs."""
-        task = self.store.get(self.client.call_tool("whoami").result["taskId"])
+        task = self.store.get(
+            self.client.rpc("tools/call", {"name": "whoami", "arguments": {}}).result["taskId"]
+        )
         assert task is not None
         return task
 
@@ -49,7 +53,7 @@ class Harness:
     def finish(self, task: Task) -> dict[str, Any]:
         """Run the task's worker; what the tool saw."""
         self.invoker.deliver(self.http.handler)
-        done = self.client.request("tasks/get", {"taskId": task.task_id}).result
+        done = self.client.rpc("tasks/get", {"taskId": task.task_id}).result
         assert done["status"] == "completed", done
         return dict(done["result"]["structuredContent"])
 
@@ -137,8 +141,10 @@ def test_the_worker_never_gets_the_callers_token_and_the_task_never_stores_it() 
     token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2VjcmV0LXRva2Vu"
     call = {"name": "whoami", "arguments": {}}
 
-    synchronous = ModernClient(harness.http, {}).request("tools/call", call, authorization=f"Bearer {token}")
-    created = harness.client.request("tools/call", call, authorization=f"Bearer {token}").result
+    synchronous = harness.http.clone(era=MODERN, capabilities={}).rpc(
+        "tools/call", call, authorization=f"Bearer {token}"
+    )
+    created = harness.client.rpc("tools/call", call, authorization=f"Bearer {token}").result
     task = harness.store.get(created["taskId"])
     assert task is not None
     seen = harness.finish(task)
@@ -173,11 +179,14 @@ def test_a_caller_too_large_to_keep_with_a_task_is_refused_before_anything_is_st
     harness: Harness,
 ) -> None:
     huge = Identity("alice", scopes=("reports:read", *(f"s{i:05d}" for i in range(3000))))
-    client = ModernClient(
-        LambdaClient(harness.http.handler, authorizer=authorizer_context(huge, ISSUER)), TASKS_CAPABILITIES
+    client = McpTestClient.over_handler(
+        harness.http.handler,
+        authorizer=authorizer_context(huge, ISSUER),
+        era=MODERN,
+        capabilities=TASKS_CAPABILITIES,
     )
 
-    refused = client.call_tool("whoami")
+    refused = client.rpc("tools/call", {"name": "whoami", "arguments": {}})
 
     assert (refused.status, refused.error["code"]) == (400, -32602)
     assert refused.error["message"] == "The caller's identity is too large to keep with a task"

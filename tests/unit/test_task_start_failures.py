@@ -10,19 +10,22 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
-from tests.support.lambda_client import LambdaClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 from tests.support.task_business import TASK_BUSINESS, TASKS_CAPABILITIES
 
 from mcp_lambda.calls.task_invoke import LambdaInvoker, TaskStartFailed
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore
+from mcp_lambda.testing import MODERN, McpTestClient
 
 SETTINGS = Settings(business=TASK_BUSINESS.name, aws_lambda_function_name=None)
 
 
 def _call(store: MemoryTaskStore, invoker: LambdaInvoker | None = None, settings: Settings = SETTINGS) -> Any:
     handler = build_handler(TASK_BUSINESS, settings, tasks=store, invoker=invoker)
-    return ModernClient(LambdaClient(handler), TASKS_CAPABILITIES).call_tool("count_to", {"n": 1})
+    return McpTestClient.over_handler(handler, era=MODERN, capabilities=TASKS_CAPABILITIES).rpc(
+        "tools/call", {"name": "count_to", "arguments": {"n": 1}}
+    )
 
 
 def _stubbed(code: str, status: int) -> LambdaInvoker:

@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 from tests.support.business import SECRET_FAILURE_TEXT, TEST_BUSINESS
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler, invoke
+from tests.support.handlers import build_handler
 from tests.support.task_business import CALLS, TASK_BUSINESS, TASKS_CAPABILITIES, RecordingInvoker
 
 from mcp_lambda.calls.task_invoke import parse_task_event, task_event
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore, Task
+from mcp_lambda.testing import MODERN, McpTestClient, invoke
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 SETTINGS = Settings(business=TASK_BUSINESS.name, task_poll_interval_ms=500, task_ttl_ms=3_600_000)
@@ -31,20 +32,20 @@ class Harness:
         self.store = MemoryTaskStore()
         self.invoker = RecordingInvoker()
         self.handler = build_handler(TASK_BUSINESS, SETTINGS, tasks=self.store, invoker=self.invoker)
-        self.http = LambdaClient(self.handler)
-        self.tasks = ModernClient(self.http, TASKS_CAPABILITIES)
-        self.plain = ModernClient(self.http, {"elicitation": {}})
+        self.http = McpTestClient.over_handler(self.handler)
+        self.tasks = self.http.clone(era=MODERN, capabilities=TASKS_CAPABILITIES)
+        self.plain = self.http.clone(era=MODERN, capabilities={"elicitation": {}})
 
     def create(
-        self, name: str, arguments: dict[str, Any] | None = None, client: ModernClient | None = None
+        self, name: str, arguments: dict[str, Any] | None = None, client: McpTestClient | None = None
     ) -> str:
-        reply = (client or self.tasks).call_tool(name, arguments)
+        reply = (client or self.tasks).rpc("tools/call", {"name": name, "arguments": arguments or {}})
         assert reply.status == 200, reply.raw
         assert reply.result["resultType"] == "task", reply.result
         return str(reply.result["taskId"])
 
-    def get(self, task_id: str, client: ModernClient | None = None) -> dict[str, Any]:
-        reply = (client or self.tasks).request("tasks/get", {"taskId": task_id})
+    def get(self, task_id: str, client: McpTestClient | None = None) -> dict[str, Any]:
+        reply = (client or self.tasks).rpc("tasks/get", {"taskId": task_id})
         assert reply.status == 200, reply.raw
         return reply.result
 
@@ -59,8 +60,12 @@ def harness() -> Harness:
 
 
 def test_discover_advertises_the_extension_only_when_a_tool_can_run_as_a_task(harness: Harness) -> None:
-    capabilities = harness.tasks.request("server/discover").result["capabilities"]
-    plain = ModernClient(LambdaClient(build_handler(TEST_BUSINESS))).request("server/discover").result
+    capabilities = harness.tasks.rpc("server/discover").result["capabilities"]
+    plain = (
+        McpTestClient.over_handler(build_handler(TEST_BUSINESS), era=MODERN, capabilities={})
+        .rpc("server/discover")
+        .result
+    )
 
     assert capabilities["extensions"] == {EXTENSION: {}}
     assert "tasks" not in capabilities, "the v1 capabilities.tasks slot is never used"
@@ -68,7 +73,7 @@ def test_discover_advertises_the_extension_only_when_a_tool_can_run_as_a_task(ha
 
 
 def test_a_task_is_created_durably_worked_by_the_worker_invocation_and_read_back(harness: Harness) -> None:
-    reply = harness.tasks.call_tool("count_to", {"n": 3})
+    reply = harness.tasks.rpc("tools/call", {"name": "count_to", "arguments": {"n": 3}})
     created = reply.result
     task_id = created["taskId"]
 
@@ -99,8 +104,8 @@ def test_a_task_is_created_durably_worked_by_the_worker_invocation_and_read_back
 def test_without_the_extension_an_optional_tool_answers_at_once_and_a_required_one_is_refused(
     harness: Harness,
 ) -> None:
-    sync = harness.plain.call_tool("count_to", {"n": 2})
-    refused = harness.plain.call_tool("export_report")
+    sync = harness.plain.rpc("tools/call", {"name": "count_to", "arguments": {"n": 2}})
+    refused = harness.plain.rpc("tools/call", {"name": "export_report", "arguments": {}})
 
     assert sync.result["resultType"] == "complete" and "taskId" not in sync.result
     assert sync.result["content"] == [{"type": "text", "text": "counted to 2"}]
@@ -110,7 +115,7 @@ def test_without_the_extension_an_optional_tool_answers_at_once_and_a_required_o
 
 
 def test_a_legacy_v1_task_param_neither_fails_nor_turns_a_sync_tool_into_a_task(harness: Harness) -> None:
-    reply = harness.tasks.request(
+    reply = harness.tasks.rpc(
         "tools/call", {"name": "ping_sync", "arguments": {}, "task": {"ttl": 60000, "pollInterval": 100}}
     )
 
@@ -121,18 +126,18 @@ def test_session_clients_never_get_tasks_even_when_they_declare_the_extension() 
     CALLS.clear()
     invoker = RecordingInvoker()
     handler = build_handler(TASK_BUSINESS, SETTINGS, tasks=MemoryTaskStore(), invoker=invoker)
-    session = LegacyClient(LambdaClient(handler), "2025-11-25")
+    session = McpTestClient.over_handler(handler, era="2025-11-25")
     session.initialize()
 
-    sync = session.call_tool("count_to", {"n": 1}).result
-    refused = session.call_tool("export_report").result
+    sync = session.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result
+    refused = session.rpc("tools/call", {"name": "export_report", "arguments": {}}).result
     advertised = session.initialize_reply.result["capabilities"] if session.initialize_reply else {}
 
     assert sync["content"][0]["text"] == "counted to 1"
     assert refused["isError"] is True and refused["structuredContent"]["code"] == 40011
     assert refused["structuredContent"]["suggested_action"] == "skip_and_continue"
     assert "extensions" not in advertised and "tasks" not in advertised, "not defined at 2025-11-25"
-    assert invoker.started == [] and session.request("tasks/get", {"taskId": "x"}).error["code"] == -32601
+    assert invoker.started == [] and session.rpc("tasks/get", {"taskId": "x"}).error["code"] == -32601
 
 
 def test_task_methods_need_the_extension_and_the_v1_methods_are_gone(harness: Harness) -> None:
@@ -143,11 +148,11 @@ def test_task_methods_need_the_extension_and_the_v1_methods_are_gone(harness: Ha
         ("tasks/update", {"taskId": task_id, "inputResponses": {}}),
         ("tasks/cancel", {"taskId": task_id}),
     ):
-        reply = harness.plain.request(method, params)
+        reply = harness.plain.rpc(method, params)
         assert (reply.status, reply.error["code"]) == (400, -32021), method
         assert reply.error["data"]["requiredCapabilities"] == {"extensions": {EXTENSION: {}}}
     for method in ("tasks/result", "tasks/list"):
-        reply = harness.tasks.request(method, {"taskId": task_id} if method == "tasks/result" else {})
+        reply = harness.tasks.rpc(method, {"taskId": task_id} if method == "tasks/result" else {})
         assert (reply.status, reply.error["code"]) == (404, -32601), method
     assert harness.get(task_id)["status"] == "working", "nothing above touched the task"
 
@@ -173,7 +178,7 @@ def test_unknown_task_ids_are_invalid_params(harness: Harness) -> None:
         ("tasks/update", {"inputResponses": {}}),
         ("tasks/cancel", {}),
     ):
-        reply = harness.tasks.request(method, {"taskId": "no-such-task", **params})
+        reply = harness.tasks.rpc(method, {"taskId": "no-such-task", **params})
         assert (reply.status, reply.error["code"]) == (400, -32602), method
 
 
@@ -212,7 +217,7 @@ def test_a_task_waiting_for_input_takes_answers_in_parts_then_resumes_in_a_new_i
     assert {first, second}.isdisjoint({"a", "b"}), "the server mints opaque ids, not the tool's keys"
     assert waiting["inputRequests"][first]["method"] == "elicitation/create"
 
-    ack = harness.tasks.request(
+    ack = harness.tasks.rpc(
         "tasks/update",
         {
             "taskId": task_id,
@@ -224,7 +229,7 @@ def test_a_task_waiting_for_input_takes_answers_in_parts_then_resumes_in_a_new_i
     assert partial["status"] == "input_required" and list(partial["inputRequests"]) == [second]
     assert harness.invoker.started == [], "not resumed while a request is still pending"
 
-    harness.tasks.request(
+    harness.tasks.rpc(
         "tasks/update",
         {"taskId": task_id, "inputResponses": {second: {"action": "accept", "content": {"ok": False}}}},
     )
@@ -243,8 +248,8 @@ def test_an_answer_that_is_not_an_object_is_invalid_params(harness: Harness) -> 
     harness.work()
     pending = next(iter(harness.get(task_id)["inputRequests"]))
 
-    reply = harness.tasks.request("tasks/update", {"taskId": task_id, "inputResponses": {pending: 12345}})
-    missing = harness.tasks.request("tasks/update", {"taskId": task_id})
+    reply = harness.tasks.rpc("tasks/update", {"taskId": task_id, "inputResponses": {pending: 12345}})
+    missing = harness.tasks.rpc("tasks/update", {"taskId": task_id})
 
     assert (reply.status, reply.error["code"]) == (400, -32602)
     assert (missing.status, missing.error["code"]) == (400, -32602)
@@ -265,8 +270,8 @@ def test_cancel_settles_a_task_cancelled_is_idempotent_and_a_late_worker_changes
 ) -> None:
     task_id = harness.create("count_to", {"n": 5})
 
-    first = harness.tasks.request("tasks/cancel", {"taskId": task_id})
-    again = harness.tasks.request("tasks/cancel", {"taskId": task_id})
+    first = harness.tasks.rpc("tasks/cancel", {"taskId": task_id})
+    again = harness.tasks.rpc("tasks/cancel", {"taskId": task_id})
     (late,) = harness.work()
     cancelled = harness.get(task_id)
 
@@ -283,7 +288,7 @@ def test_a_tool_sees_the_cancellation_and_its_outcome_is_dropped(harness: Harnes
 
     def cancel_while_running(self: Any) -> bool:
         # A tasks/cancel served meanwhile by another container (here: another thread) while the tool runs.
-        other = threading.Thread(target=harness.tasks.request, args=("tasks/cancel", {"taskId": task_id}))
+        other = threading.Thread(target=harness.tasks.rpc, args=("tasks/cancel", {"taskId": task_id}))
         other.start()
         other.join()
         return bool(real(self))
@@ -326,8 +331,8 @@ def test_a_working_task_past_its_deadline_reads_as_failed(harness: Harness) -> N
 
 
 def test_tasks_are_bound_to_their_caller(harness: Harness) -> None:
-    alice = ModernClient(harness.http, TASKS_CAPABILITIES, authorizer=jwt("alice"))
-    mallory = ModernClient(harness.http, TASKS_CAPABILITIES, authorizer=jwt("mallory"))
+    alice = harness.http.clone(era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=jwt("alice"))
+    mallory = harness.http.clone(era=MODERN, capabilities=TASKS_CAPABILITIES, authorizer=jwt("mallory"))
     task_id = harness.create("count_to", {"n": 1}, client=alice)
 
     for client in (mallory, harness.tasks):  # another principal, and an anonymous caller
@@ -336,7 +341,7 @@ def test_tasks_are_bound_to_their_caller(harness: Harness) -> None:
             ("tasks/cancel", {}),
             ("tasks/update", {"inputResponses": {}}),
         ):
-            reply = client.request(method, {"taskId": task_id, **params})
+            reply = client.rpc(method, {"taskId": task_id, **params})
             assert (reply.status, reply.error["code"]) == (400, -32602), method
     assert harness.get(task_id, client=alice)["status"] == "working"
 
@@ -348,18 +353,18 @@ def test_a_task_past_its_ttl_is_gone(harness: Harness) -> None:
     stale = task.model_copy(update={"created_at": time.time() - 3601})
     harness.store.replace(stale, task.version)
 
-    reply = harness.tasks.request("tasks/get", {"taskId": task_id})
+    reply = harness.tasks.rpc("tasks/get", {"taskId": task_id})
 
     assert stale.expires_at == pytest.approx(stale.created_at + 3600, abs=1)
     assert (reply.status, reply.error["code"]) == (400, -32602)
 
 
 def test_before_task_asks_first_then_the_task_gets_the_answers_and_state(harness: Harness) -> None:
-    first = harness.tasks.call_tool("greet_later", {"who": "Ada"}).result
+    first = harness.tasks.rpc("tools/call", {"name": "greet_later", "arguments": {"who": "Ada"}}).result
     assert first["resultType"] == "input_required" and "taskId" not in first
     assert harness.invoker.started == [] and CALLS == []
 
-    second = harness.tasks.request(
+    second = harness.tasks.rpc(
         "tools/call",
         {
             "name": "greet_later",
@@ -376,7 +381,7 @@ def test_before_task_asks_first_then_the_task_gets_the_answers_and_state(harness
 
 
 def test_bad_arguments_answer_at_once_and_create_no_task(harness: Harness) -> None:
-    reply = harness.tasks.call_tool("count_to", {"n": 0})
+    reply = harness.tasks.rpc("tools/call", {"name": "count_to", "arguments": {"n": 0}})
 
     assert reply.result["resultType"] == "complete" and reply.result["isError"] is True
     assert reply.result["structuredContent"]["code"] == 40000
@@ -386,7 +391,7 @@ def test_bad_arguments_answer_at_once_and_create_no_task(harness: Harness) -> No
 def test_a_worker_that_cannot_be_started_fails_the_call_and_the_task(harness: Harness) -> None:
     harness.invoker.fail = True
 
-    reply = harness.tasks.call_tool("count_to", {"n": 1})
+    reply = harness.tasks.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}})
 
     # A throttled Invoke: retryable, so 503 with Retry-After (a configuration failure is not: test_task_start_failures).
     assert reply.status == 503 and reply.headers["retry-after"] == "1" and reply.error["code"] == -32003
@@ -402,7 +407,7 @@ def test_only_the_internal_event_is_a_task_event_never_an_api_gateway_one(harnes
     assert parse_task_event({"mcp_lambda.task": {"taskId": "x", "run": True}}) is None
     assert parse_task_event(forged) == ("x", 1)
     # Through API Gateway, the key can only ever be inside the body, where it is just an unknown JSON field.
-    reply = harness.tasks.request("tools/list", {"mcp_lambda.task": {"taskId": "x", "run": 1}})
+    reply = harness.tasks.rpc("tools/list", {"mcp_lambda.task": {"taskId": "x", "run": 1}})
     assert reply.status == 200 and "tools" in reply.result
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from tests.support.cloudformation import ROOT, load_template
-from tests.support.lambda_client import LambdaClient, ModernClient
 from tests.support.log_capture import captured_lines
 from tests.support.principal_binding import demo_handler
 
 from mcp_lambda.observability import DEFAULT_METRICS_NAMESPACE, ToolCallEmf
 from mcp_lambda.settings import Settings, milliseconds
+from mcp_lambda.testing import MODERN, McpTestClient
 
 NO_VALUE = {"Ref": "AWS::NoValue"}
 TO_THE_TOPIC = {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], NO_VALUE]}
@@ -368,10 +368,10 @@ def test_the_error_code_widget_reads_fields_the_finishing_lines_carry(template: 
     by = [field.strip() for field in re.search(r" by ([\w, ]+?) \|", query)[1].split(",")]  # type: ignore[index]
     assert " and code != 0 " in query
 
-    client = ModernClient(LambdaClient(demo_handler(Settings(business="demo"))))
+    client = McpTestClient.over_handler(demo_handler(Settings(business="demo")), era=MODERN, capabilities={})
     with captured_lines("demo") as lines:
-        client.call_tool("search_products", {"keyword": "cup"})
-        client.call_tool("search_products", {"keyword": "cup", "limit": "two"})
+        client.rpc("tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}})
+        client.rpc("tools/call", {"name": "search_products", "arguments": {"keyword": "cup", "limit": "two"}})
     finishing = [line for line in lines if line.get("event") in events]
     [ok, failed] = finishing
     assert set(events) == {"mcp_tool_call_finished", "mcp_tool_call_failed"}

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import Field
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, build_handler
+from tests.support.handlers import build_handler
 
+from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 
@@ -55,21 +56,23 @@ BUSINESS = Business(name="schemas", tools=[list_orders, tag_order, hand_written]
 
 
 @pytest.fixture
-def modern() -> ModernClient:
-    return ModernClient(LambdaClient(build_handler(BUSINESS)))
+def modern() -> McpTestClient:
+    return McpTestClient.over_handler(build_handler(BUSINESS), era=MODERN, capabilities={})
 
 
-def _listed(modern: ModernClient) -> dict[str, dict[str, Any]]:
-    reply = modern.request("tools/list")
+def _listed(modern: McpTestClient) -> dict[str, dict[str, Any]]:
+    reply = modern.rpc("tools/list")
     assert reply.status == 200, reply.raw
     return {entry["name"]: entry for entry in reply.result["tools"]}
 
 
-def test_optional_int_with_none_default_is_listed_as_a_plain_integer(modern: ModernClient) -> None:
+def test_optional_int_with_none_default_is_listed_as_a_plain_integer(modern: McpTestClient) -> None:
     assert _listed(modern)["list_orders"]["inputSchema"]["properties"]["limit"] == {"type": "integer"}
 
 
-def test_optional_arguments_keep_their_constraints_and_descriptions_but_no_null(modern: ModernClient) -> None:
+def test_optional_arguments_keep_their_constraints_and_descriptions_but_no_null(
+    modern: McpTestClient,
+) -> None:
     properties = _listed(modern)["list_orders"]["inputSchema"]["properties"]
     assert properties["page"] == {"type": "integer", "minimum": 1, "description": "Page number, from 1."}
     assert properties["status"] == {"type": "string", "enum": ["open", "closed"]}
@@ -81,16 +84,16 @@ def test_optional_arguments_keep_their_constraints_and_descriptions_but_no_null(
     assert "null" not in str(properties) and "None" not in str(properties)
 
 
-def test_non_none_defaults_still_appear(modern: ModernClient) -> None:
+def test_non_none_defaults_still_appear(modern: McpTestClient) -> None:
     properties = _listed(modern)["list_orders"]["inputSchema"]["properties"]
     assert properties["sort"] == {"type": "string", "default": "newest", "description": "Sort key."}
 
 
-def test_optional_arguments_are_not_required(modern: ModernClient) -> None:
+def test_optional_arguments_are_not_required(modern: McpTestClient) -> None:
     assert "required" not in _listed(modern)["list_orders"]["inputSchema"]
 
 
-def test_null_stays_where_it_means_something(modern: ModernClient) -> None:
+def test_null_stays_where_it_means_something(modern: McpTestClient) -> None:
     # Required but nullable, and nullable with another default: null is then a value of its own.
     schema = _listed(modern)["tag_order"]["inputSchema"]
     assert schema["properties"]["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
@@ -101,12 +104,12 @@ def test_null_stays_where_it_means_something(modern: ModernClient) -> None:
     assert schema["required"] == ["note"]
 
 
-def test_hand_written_schema_is_served_verbatim(modern: ModernClient) -> None:
+def test_hand_written_schema_is_served_verbatim(modern: McpTestClient) -> None:
     assert _listed(modern)["hand_written"]["inputSchema"] == HAND_WRITTEN
 
 
-def test_leaving_an_optional_argument_out_gives_none(modern: ModernClient) -> None:
-    reply = modern.call_tool("list_orders", {})
+def test_leaving_an_optional_argument_out_gives_none(modern: McpTestClient) -> None:
+    reply = modern.rpc("tools/call", {"name": "list_orders", "arguments": {}})
     assert reply.result["structuredContent"] == {
         "limit": None,
         "page": None,
@@ -116,15 +119,15 @@ def test_leaving_an_optional_argument_out_gives_none(modern: ModernClient) -> No
     }
 
 
-def test_optional_argument_constraints_are_still_enforced(modern: ModernClient) -> None:
-    reply = modern.call_tool("list_orders", {"page": 0})
+def test_optional_argument_constraints_are_still_enforced(modern: McpTestClient) -> None:
+    reply = modern.rpc("tools/call", {"name": "list_orders", "arguments": {"page": 0}})
     assert reply.result["isError"] is True
 
 
 # --- annotations ---------------------------------------------------------------------------------------------
 
 
-def test_typed_annotation_keywords_become_wire_hints(modern: ModernClient) -> None:
+def test_typed_annotation_keywords_become_wire_hints(modern: McpTestClient) -> None:
     listed = _listed(modern)
     assert listed["list_orders"]["annotations"] == {"readOnlyHint": True}
     assert listed["tag_order"]["annotations"] == {"destructiveHint": False, "idempotentHint": True}
@@ -132,9 +135,9 @@ def test_typed_annotation_keywords_become_wire_hints(modern: ModernClient) -> No
 
 
 def test_annotations_are_served_to_handshake_clients_too() -> None:
-    session = LegacyClient(LambdaClient(build_handler(BUSINESS)), "2025-06-18")
+    session = McpTestClient.over_handler(build_handler(BUSINESS), era="2025-06-18")
     session.initialize()
-    tools = {entry["name"]: entry for entry in session.request("tools/list").result["tools"]}
+    tools = {entry["name"]: entry for entry in session.rpc("tools/list").result["tools"]}
     assert tools["list_orders"]["annotations"] == {"readOnlyHint": True}
 
 

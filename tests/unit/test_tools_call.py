@@ -12,28 +12,29 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 from tests.support.business import SECRET_FAILURE_TEXT
-from tests.support.lambda_client import LambdaClient, LegacyClient, ModernClient, Reply, build_handler
+from tests.support.handlers import build_handler
 from tests.support.wire import check_legacy, check_modern
 
+from mcp_lambda.testing import MODERN, HttpReply, McpTestClient
 from mcp_lambda.tools import Business, ToolResult, execution_result, tool
 
 
 class Caller:
     """One tools/call interface over either era, with the matching wire oracle."""
 
-    def __init__(self, era: str, client: LambdaClient) -> None:
+    def __init__(self, era: str, client: McpTestClient) -> None:
         self.era = era
         if era == "modern":
-            self.session: Any = ModernClient(client)
+            self.session: Any = client.clone(era=MODERN, capabilities={})
         else:
-            self.session = LegacyClient(client)
+            self.session = client.clone(era="2025-11-25")
             self.session.initialize()
 
-    def call(self, name: str, arguments: Any = None) -> Reply:
+    def call(self, name: str, arguments: Any = None) -> HttpReply:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
-        reply = self.session.request("tools/call", params)
+        reply = self.session.rpc("tools/call", params)
         (check_modern if self.era == "modern" else check_legacy)(reply.body, "tools/call")
         return reply
 
@@ -43,7 +44,7 @@ class Caller:
 
 
 @pytest.fixture(params=["legacy", "modern"])
-def caller(request: pytest.FixtureRequest, client: LambdaClient) -> Caller:
+def caller(request: pytest.FixtureRequest, client: McpTestClient) -> Caller:
     return Caller(request.param, client)
 
 
@@ -83,10 +84,10 @@ def test_unknown_tool_gets_32602(caller: Caller) -> None:
 
 
 @pytest.mark.parametrize("params", [{}, {"name": ""}, {"name": 5}, {"name": "add", "arguments": [1, 2]}])
-def test_malformed_call_params_get_32602(client: LambdaClient, params: dict[str, Any]) -> None:
-    session = LegacyClient(client)
+def test_malformed_call_params_get_32602(client: McpTestClient, params: dict[str, Any]) -> None:
+    session = client.clone(era="2025-11-25")
     session.initialize()
-    reply = session.request("tools/call", params)
+    reply = session.rpc("tools/call", params)
     assert reply.error["code"] == -32602
 
 
@@ -186,7 +187,9 @@ def typed(
 
 
 def test_json_spellings_of_dates_enums_and_objects_still_validate() -> None:
-    session = ModernClient(LambdaClient(build_handler(Business(name="typed", tools=[typed]))))
+    session = McpTestClient.over_handler(
+        build_handler(Business(name="typed", tools=[typed])), era=MODERN, capabilities={}
+    )
     arguments = {
         "day": "2026-08-01",
         "colour": "red",
@@ -195,7 +198,9 @@ def test_json_spellings_of_dates_enums_and_objects_still_validate() -> None:
         "pair": [1, 2],
         "ratio": 3,
     }
-    result = session.call_tool("typed", arguments).result
+    result = session.rpc("tools/call", {"name": "typed", "arguments": arguments or {}}).result
     assert result["structuredContent"] == {"day": "2026-08-01", "pair": [1, 2], "ratio": 3.0, "x": 1.0}
-    refused = session.call_tool("typed", {**arguments, "day": "2026-02-30"}).result
+    refused = session.rpc(
+        "tools/call", {"name": "typed", "arguments": {**arguments, "day": "2026-02-30"}}
+    ).result
     assert refused["isError"] is True and "day" in refused["content"][0]["text"]

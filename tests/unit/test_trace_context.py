@@ -20,7 +20,6 @@ from tests.support.fake_tracer import FakeTracer
 from mcp_lambda import observability, trace_context
 from mcp_lambda.observability import get_logger
 from mcp_lambda.testing import ERAS, MODERN, FakeService, McpTestClient, fake_service
-from mcp_lambda.testing.framing import modern_request
 from mcp_lambda.tools import Business, TaskConfig, ToolContext, ToolResult, execution_result, tool
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -88,10 +87,7 @@ def call_with_meta(era: str, url: str, meta: Mapping[str, Any]) -> None:
 
 def call_with_header(url: str, headers: Mapping[str, str]) -> None:
     client = McpTestClient(BUSINESS)
-    body, routing = modern_request(
-        BUSINESS, "tools/call", {"name": "fetch", "arguments": {"url": url}}, 1, client.capabilities, None
-    )
-    reply = client.send("POST", body, {**routing, **headers})
+    reply = client.rpc("tools/call", {"name": "fetch", "arguments": {"url": url}}, headers=headers)
     assert reply.status == 200, reply
 
 
@@ -175,15 +171,8 @@ def test_the_http_traceparent_header_continues_the_trace(
 def test_meta_wins_over_the_header(downstream: FakeService, written: io.StringIO) -> None:
     other = f"00-{'a' * 32}-{'b' * 16}-00"
     client = McpTestClient(BUSINESS)
-    body, routing = modern_request(
-        BUSINESS,
-        "tools/call",
-        {"name": "fetch", "arguments": {"url": downstream.url}},
-        1,
-        client.capabilities,
-        {"traceparent": TRACEPARENT},
-    )
-    assert client.send("POST", body, {**routing, "traceparent": other}).status == 200
+    call = {"name": "fetch", "arguments": {"url": downstream.url}}
+    assert client.rpc("tools/call", call, meta={"traceparent": TRACEPARENT}, traceparent=other).status == 200
 
     assert all(line["trace_id"] == TRACE_ID for line in call_lines(written))
     assert downstream.seen[0].headers["traceparent"].split("-")[1] == TRACE_ID

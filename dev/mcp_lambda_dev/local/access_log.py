@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp_lambda.transport.sse import decode_sse
 from mcp_lambda.wire import META_VERSION
 
 from ..log_format import human_line
@@ -21,8 +22,7 @@ def _messages(payload: bytes, content_type: str) -> list[Any]:
         return []
     try:
         if content_type.startswith("text/event-stream"):
-            data = [line[5:] for line in payload.decode("utf-8").splitlines() if line.startswith("data:")]
-            return [json.loads(item) for item in data]
+            return decode_sse(payload)
         value = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return []

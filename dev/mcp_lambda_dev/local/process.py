@@ -18,21 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mcp_lambda.protocol.framing import modern_request
+
 REPO = Path(__file__).resolve().parents[3]
 # A stateless server/discover: what readiness is probed with (and tests send as a plain request).
-DISCOVER = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "server/discover",
-        "params": {
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }
-        },
-    }
-)
+DISCOVER_BODY, DISCOVER_HEADERS = modern_request("server/discover")
+DISCOVER = json.dumps(DISCOVER_BODY)
 
 
 def free_port() -> int:
@@ -46,12 +37,7 @@ def answers(url: str) -> bool:
         url,
         data=DISCOVER.encode(),
         method="POST",
-        headers={
-            "content-type": "application/json",
-            "accept": "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "server/discover",
-        },
+        headers={name: value for name, value in DISCOVER_HEADERS.items() if name != "host"},
     )
     try:
         with urllib.request.urlopen(request, timeout=2) as response:

@@ -15,6 +15,7 @@ from ..wire import (
     HTTP_STATUS_OF_CODE,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    META_CAPABILITIES,
     META_CLIENT_INFO,
     META_VERSION,
     METHOD_NOT_FOUND,
@@ -41,7 +42,6 @@ from .scope import (
 from .skills import SKILLS_CACHEABLE_METHODS, SKILLS_EXTENSION
 from .task_extension import TASKS_EXTENSION, TaskApi, declares_tasks, missing_tasks_extension
 
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 

@@ -31,11 +31,20 @@ if TYPE_CHECKING:
         authorizer_context,
         shared_issuer,
     )
+    from .listings import ListedPrompt, ListedResource, ListedTool
     from .replay import Mismatch
     from .results import Completion, HttpReply, PromptResult, ResourceResult, RoundResult, ToolCallResult
-    from .runtime import InProcessInvoker, InProcessLambda, compose_handler, invoke, make_settings
+    from .runtime import (
+        HandlerTransport,
+        InProcessInvoker,
+        InProcessLambda,
+        compose_handler,
+        invoke,
+        make_settings,
+    )
     from .tables import BusinessTable, business_table
     from .tasks import TaskHandle, TaskState
+    from .transports import HttpTransport, Transport
 
 # Each public name and the module that defines it: imported on first use, so that importing one module of
 # the kit (dev/ imports `apigateway` alone) does not load the handler and everything it composes.
@@ -47,11 +56,16 @@ _EXPORTS = {
     "authorizer_context": "identity",
     "shared_issuer": "identity",
     "Completion": "results",
-    "DEFAULT_CAPABILITIES": "client",
+    "DEFAULT_CAPABILITIES": "channel",
     "ERAS": "framing",
     "Era": "framing",
     "FakeService": "fakes",
+    "HandlerTransport": "runtime",
     "HttpReply": "results",
+    "HttpTransport": "transports",
+    "ListedPrompt": "listings",
+    "ListedResource": "listings",
+    "ListedTool": "listings",
     "InProcessInvoker": "runtime",
     "InProcessLambda": "runtime",
     "KitError": "errors",
@@ -70,6 +84,7 @@ _EXPORTS = {
     "TaskHandle": "tasks",
     "TaskState": "tasks",
     "ToolCallResult": "results",
+    "Transport": "transports",
     "compose_handler": "runtime",
     "fake_service": "fakes",
     "http_event": "apigateway",
@@ -93,11 +108,16 @@ __all__ = [
     "DeclaredSecrets",
     "Era",
     "FakeService",
+    "HandlerTransport",
     "HttpReply",
+    "HttpTransport",
     "Identity",
     "InProcessInvoker",
     "InProcessLambda",
     "KitError",
+    "ListedPrompt",
+    "ListedResource",
+    "ListedTool",
     "LocalContext",
     "LocalIssuer",
     "McpTestClient",
@@ -111,6 +131,7 @@ __all__ = [
     "TaskHandle",
     "TaskState",
     "ToolCallResult",
+    "Transport",
     "authorizer_context",
     "business_table",
     "compose_handler",

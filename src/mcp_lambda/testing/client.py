@@ -1,41 +1,42 @@
-"""McpTestClient: a business's tests drive the real Lambda handler in-process, in any protocol era, as any caller."""
+"""McpTestClient: the one MCP client of this repository. A business's tests drive the real Lambda handler
+in-process, in any protocol era, as any caller; `make smoke` and the interop tests drive a server at a URL."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from ..secrets import SecretSource
-from ..settings import Settings
-from ..tools import Business
+from .channel import DEFAULT_CAPABILITIES, Channel
 from .errors import KitError
-from .framing import CLIENT_INFO, ERAS, MODERN, Era, modern_request, session_headers, session_request
-from .identity import DEFAULT_AUDIENCE, Identity, authorizer_context
+from .framing import MODERN
+from .identity import Identity
+from .listings import ListedPrompt, ListedResource, ListedTool
 from .results import (
     Completion,
-    HttpReply,
     PromptResult,
     ResourceResult,
     RoundResult,
     ToolCallResult,
     response_of,
 )
-from .runtime import InProcessLambda
 from .tasks import TASKS_EXTENSION, TaskHandle
 
-# What a 2026-07-28 client declares by default: it can answer every kind of input request.
-DEFAULT_CAPABILITIES: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
+__all__ = ["DEFAULT_CAPABILITIES", "McpTestClient"]
 
 
-class McpTestClient:
-    """An MCP client of `business` that sends API Gateway events to the real Lambda handler, in-process.
+class McpTestClient(Channel):
+    """An MCP client of `business` that sends API Gateway events to the real Lambda handler, in-process — or,
+    made with `over_http` / `over_handler`, requests to a URL or to a handler the test composed itself.
 
     Use it as a context manager. At 2026-07-28 every request is stateless; in a session era (2025-11-25 …
     2024-11-05, as the Doubao platform speaks) entering initializes a session and leaving deletes it.
 
+    The MCP methods (`list_tools`, `call_tool`, ...) raise `ProtocolError` on a JSON-RPC error; the wire methods
+    (`send`, `post`, `rpc`, `notify`, `initialize`, `delete`) return the raw `HttpReply` whatever its status.
+    Every reply is checked against the official wire types unless `oracle=False`.
+
     Args:
-        business: The business under test (its `BUSINESS`).
+        business: The business under test (its `BUSINESS`); may be None with a `transport`.
         era: The protocol revision to speak (one of `ERAS`).
         settings: Setting overrides by field name (`{"auth_mode": "jwt"}`), or a `Settings`.
         secrets: The business secret as a dict (or a secret source); by default none.
@@ -44,32 +45,15 @@ class McpTestClient:
         capabilities: The client capabilities a 2026-07-28 request declares (default: elicitation, sampling,
             roots).
         function: The `InProcessLambda` to talk to, shared with another client; by default a new one.
+        transport: Where requests go instead (`HttpTransport`, `HandlerTransport`).
+        headers: Headers every request carries (an `authorization`, an `origin`).
+        authorizer: The API Gateway authorizer context every request carries (in-process).
+        path: The request path.
+        oracle: Check every reply against the official wire types (needs the dev dependency `mcp_types`).
 
     Raises:
         KitError: The era or a setting is unknown.
     """
-
-    def __init__(
-        self,
-        business: Business,
-        era: Era | str = MODERN,
-        *,
-        settings: Mapping[str, Any] | Settings | None = None,
-        secrets: Mapping[str, str] | SecretSource | None = None,
-        caller: Identity | None = None,
-        capabilities: Mapping[str, Any] | None = None,
-        function: InProcessLambda | None = None,
-    ) -> None:
-        if era not in ERAS:
-            raise KitError(f"unknown era {era!r}; the kit speaks {', '.join(ERAS)}")
-        self.business = business
-        self.era = era
-        self.function = function or InProcessLambda(business, settings, secrets)
-        self.caller = caller
-        self.capabilities = dict(DEFAULT_CAPABILITIES if capabilities is None else capabilities)
-        self.session_id: str | None = None
-        self.server_info: dict[str, Any] = {}
-        self._ids = itertools.count(1)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
 
@@ -86,23 +70,13 @@ class McpTestClient:
         Raises:
             ProtocolError: The server refused to initialize.
         """
-        if self.era == MODERN or self.session_id is not None:
-            return
-        params = {"protocolVersion": self.era, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        body, headers = session_request(self.era, None, "initialize", params, next(self._ids))
-        reply = self.send("POST", body, headers)
-        answer, _ = response_of(reply, body["id"])
-        self.server_info = answer["result"]
-        self.session_id = reply.headers.get("mcp-session-id")
-        note, note_headers = session_request(
-            self.era, self.session_id, "notifications/initialized", None, None
-        )
-        self.send("POST", note, note_headers)
+        if self.era != MODERN and self.session_id is None:
+            self.initialize()
 
     def close(self) -> None:
         """End the session (DELETE) in a session era."""
         if self.session_id is not None:
-            self.send("DELETE", None, session_headers(self.era, self.session_id, {"host": "localhost"}))
+            self.delete()
             self.session_id = None
 
     def as_caller(self, caller: Identity | None) -> McpTestClient:
@@ -114,35 +88,7 @@ class McpTestClient:
         Returns:
             The new client.
         """
-        return McpTestClient(
-            self.business, self.era, caller=caller, capabilities=self.capabilities, function=self.function
-        )
-
-    # --- the wire ----------------------------------------------------------------------------------------------
-
-    def send(self, method: str, body: Any, headers: Mapping[str, str]) -> HttpReply:
-        """One HTTP request as this client's caller (its authorizer context or bearer token added).
-
-        Args:
-            method: The HTTP method.
-            body: A JSON value (str or bytes: verbatim); None for no body.
-            headers: The headers to send.
-
-        Returns:
-            The reply, whatever its status.
-        """
-        headers = dict(headers)
-        authorizer = None
-        settings = self.function.settings
-        if self.caller is not None and settings.auth_mode == "jwt":
-            assert self.function.issuer is not None
-            audience = (settings.auth_audience or (settings.public_url or DEFAULT_AUDIENCE,))[0]
-            token = self.function.issuer.token(self.caller, audience, scope_prefix=settings.auth_scope_prefix)
-            headers.setdefault("authorization", f"Bearer {token}")
-        elif self.caller is not None:
-            issuer = settings.auth_issuer or "https://issuer.example"
-            authorizer = authorizer_context(self.caller, issuer, settings.auth_scope_prefix)
-        return self.function.http(method, headers, body, authorizer=authorizer)
+        return self.clone(caller=caller)
 
     def request(
         self,
@@ -152,7 +98,7 @@ class McpTestClient:
         meta: Mapping[str, Any] | None = None,
         capabilities: Mapping[str, Any] | None = None,
     ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-        """One JSON-RPC request in this client's era.
+        """One JSON-RPC request in this client's era, its answer checked.
 
         Args:
             method: The JSON-RPC method.
@@ -164,19 +110,13 @@ class McpTestClient:
             (the JSON-RPC response message, the notifications sent before it, the HTTP status).
 
         Raises:
+            KitError: A session-era client used before `open()`.
             ProtocolError: A JSON-RPC error, or an HTTP status other than 2xx.
         """
-        request_id = next(self._ids)
-        if self.era == MODERN:
-            declared = self.capabilities if capabilities is None else capabilities
-            body, headers = modern_request(self.business, method, params, request_id, declared, meta)
-        else:
-            if self.session_id is None and method != "initialize":
-                raise KitError(
-                    "a session-era client is used inside `with McpTestClient(...)` (or after open())"
-                )
-            body, headers = session_request(self.era, self.session_id, method, params, request_id, meta)
-        reply = self.send("POST", body, headers)
+        if self.era != MODERN and self.session_id is None and method != "initialize":
+            raise KitError("a session-era client is used inside `with McpTestClient(...)` (or after open())")
+        request_id = self._next_id()
+        reply = self.rpc(method, params, meta=meta, capabilities=capabilities, request_id=request_id)
         answer, notifications = response_of(reply, request_id)
         return answer, notifications, reply.status
 
@@ -192,18 +132,20 @@ class McpTestClient:
 
     # --- MCP methods -------------------------------------------------------------------------------------------
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self) -> list[ListedTool]:
         """Every tool (all pages of `tools/list`), as the wire describes them.
 
         Returns:
-            The tool descriptions (`name`, `description`, `inputSchema`, ...).
+            The tool descriptions: dicts of the wire's fields with typed views (`name`, `input_schema`, ...).
 
         Raises:
             ProtocolError: The server refused the request.
         """
-        return self._listing("tools/list", "tools")
+        tools = [ListedTool(tool) for tool in self._listing("tools/list", "tools")]
+        self._schemas.update((tool.name, tool.input_schema) for tool in tools)
+        return tools
 
-    def list_prompts(self) -> list[dict[str, Any]]:
+    def list_prompts(self) -> list[ListedPrompt]:
         """Every prompt (all pages of `prompts/list`).
 
         Returns:
@@ -212,9 +154,9 @@ class McpTestClient:
         Raises:
             ProtocolError: The server refused the request (-32601 when the business has no prompts).
         """
-        return self._listing("prompts/list", "prompts")
+        return [ListedPrompt(prompt) for prompt in self._listing("prompts/list", "prompts")]
 
-    def list_resources(self) -> list[dict[str, Any]]:
+    def list_resources(self) -> list[ListedResource]:
         """Every resource (all pages of `resources/list`).
 
         Returns:
@@ -223,7 +165,7 @@ class McpTestClient:
         Raises:
             ProtocolError: The server refused the request (-32601 when the business has no resources).
         """
-        return self._listing("resources/list", "resources")
+        return [ListedResource(resource) for resource in self._listing("resources/list", "resources")]
 
     def call_tool(
         self,
@@ -233,6 +175,7 @@ class McpTestClient:
         *,
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolCallResult:
         """Call a tool (`tools/call`) and wait for its result.
 
@@ -243,6 +186,8 @@ class McpTestClient:
                 call's result without running the tool again.
             input_responses: Answers to the previous round's input requests, by key (2026-07-28).
             request_state: The previous round's `request_state` (2026-07-28).
+            meta: More `_meta` for the request (a `traceparent`, a platform context), as the SDK's
+                `call_tool(meta=...)`.
 
         Returns:
             The result; `needs_input` when the tool asks for input first.
@@ -256,8 +201,8 @@ class McpTestClient:
             params["inputResponses"] = dict(input_responses)
         if request_state is not None:
             params["requestState"] = request_state
-        meta = {"tool_call_id": tool_call_id} if tool_call_id else None
-        answer, notifications, status = self.request("tools/call", params, meta=meta)
+        request_meta = {**(meta or {}), **({"tool_call_id": tool_call_id} if tool_call_id else {})}
+        answer, notifications, status = self.request("tools/call", params, meta=request_meta or None)
         return ToolCallResult(answer, notifications, status, name=name, arguments=arguments)
 
     def answer(self, asked: RoundResult, input_responses: Mapping[str, Any]) -> Any:

@@ -20,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-MODERN = "2026-07-28"
+from ..wire import STATELESS_REVISION, stateless_meta
+
+MODERN = STATELESS_REVISION
 
 
 @dataclass
@@ -67,11 +69,7 @@ def rpc(
 
 def meta(version: str = MODERN, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     """The `_meta` a 2026-07-28 request carries (protocol version, client capabilities and info)."""
-    return {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": capabilities or {},
-        "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "1.0"},
-    }
+    return stateless_meta(capabilities, {"name": "replay", "version": "1.0"}, version)
 
 
 def modern(

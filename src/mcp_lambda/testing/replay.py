@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import McpLambdaError
+from ..transport.sse import decode_sse
 from .apigateway import response_body
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
@@ -181,12 +182,7 @@ def parse_body(response: dict[str, Any]) -> Any:
         return None
     content_type = _headers(response).get("content-type", "")
     if content_type.startswith("text/event-stream"):
-        messages = []
-        for block in raw.decode("utf-8").split("\n\n"):
-            data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
-            if data:
-                messages.append(json.loads("\n".join(data)))
-        return messages
+        return decode_sse(raw)
     return json.loads(raw)
 
 

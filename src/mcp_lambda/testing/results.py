@@ -7,43 +7,63 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..transport.sse import decode_sse
 from .errors import ProtocolError
 
 
 @dataclass(frozen=True)
 class HttpReply:
-    """One handler response, as a client on the other side of API Gateway receives it.
+    """One HTTP response, as a client on the other side of API Gateway (or of a URL) receives it.
 
     Attributes:
         status: The HTTP status code.
         headers: The response headers, names lower-cased.
-        body: The body bytes (base64 already decoded).
+        raw: The body bytes (base64 already decoded).
     """
 
     status: int
     headers: Mapping[str, str]
-    body: bytes
+    raw: bytes
 
-    def json(self) -> Any:
+    @property
+    def body(self) -> Any:
         """The body parsed as JSON; None for an empty body.
 
         Raises:
-            ValueError: The body is not JSON.
+            ValueError: The body is not JSON (an SSE stream: read `messages`).
         """
-        return json.loads(self.body) if self.body else None
+        return json.loads(self.raw) if self.raw else None
 
     @property
     def messages(self) -> list[Any]:
-        """The JSON-RPC messages of the body, in order: each SSE `data:` event, or the one JSON body."""
+        """The JSON-RPC messages of the body, in order: each SSE `data:` event, or the one JSON body (a batch's
+        items)."""
         if self.headers.get("content-type", "").startswith("text/event-stream"):
-            found = []
-            for block in self.body.decode("utf-8").split("\n\n"):
-                data = [line[5:].strip() for line in block.splitlines() if line.startswith("data:")]
-                if data:
-                    found.append(json.loads("\n".join(data)))
-            return found
-        body = self.json()
+            return decode_sse(self.raw)
+        body = self.body
         return body if isinstance(body, list) else [] if body is None else [body]
+
+    @property
+    def error(self) -> dict[str, Any]:
+        """The JSON-RPC `error` of a one-message JSON body.
+
+        Raises:
+            AssertionError: The body is not a JSON-RPC error.
+        """
+        body = self.body
+        assert isinstance(body, dict) and "error" in body, f"expected a JSON-RPC error, got {self.raw!r}"
+        return body["error"]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The JSON-RPC `result` of a one-message JSON body.
+
+        Raises:
+            AssertionError: The body is not a JSON-RPC result.
+        """
+        body = self.body
+        assert isinstance(body, dict) and "result" in body, f"expected a JSON-RPC result, got {self.raw!r}"
+        return body["result"]
 
 
 def response_of(reply: HttpReply, request_id: int | str) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import json
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -164,6 +163,44 @@ class InProcessInvoker:
         return taken
 
 
+class HandlerTransport:
+    """A Lambda handler in this process, sent API Gateway payload-2.0 events: the transport of a client of a
+    handler the test composed itself (its own stores, settings or secrets).
+
+    Args:
+        handler: The Lambda handler (`handler(event, context) -> response`).
+    """
+
+    def __init__(self, handler: LambdaHandler) -> None:
+        self.handler = handler
+
+    def http(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: str | bytes | None = None,
+        *,
+        path: str = "/mcp",
+        authorizer: dict[str, Any] | None = None,
+    ) -> HttpReply:
+        """One HTTP request through API Gateway to the handler.
+
+        Args:
+            method: `POST`, `GET`, `DELETE`, ...
+            headers: The request headers.
+            body: The body, verbatim; None for none.
+            path: The request path.
+            authorizer: The API Gateway authorizer context (`authorizer_context`).
+
+        Returns:
+            The reply.
+        """
+        event = http_event(method, path, dict(headers), body, authorizer=authorizer)
+        response = invoke(self.handler, event)
+        lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+        return HttpReply(int(response["statusCode"]), lowered, response_body(response))
+
+
 class InProcessLambda:
     """One Lambda function serving `business`, in this process: what every `McpTestClient` talks to.
 
@@ -202,28 +239,13 @@ class InProcessLambda:
         self,
         method: str,
         headers: Mapping[str, str],
-        body: Any = None,
+        body: str | bytes | None = None,
         *,
         path: str = "/mcp",
         authorizer: dict[str, Any] | None = None,
     ) -> HttpReply:
-        """One HTTP request through API Gateway to the handler.
-
-        Args:
-            method: `POST`, `GET` or `DELETE`.
-            headers: The request headers.
-            body: A JSON value to send (str or bytes: sent verbatim); None for no body.
-            path: The request path.
-            authorizer: The API Gateway authorizer context (`authorizer_context`).
-
-        Returns:
-            The reply.
-        """
-        payload = body if isinstance(body, str | bytes) or body is None else json.dumps(body)
-        event = http_event(method, path, dict(headers), payload, authorizer=authorizer)
-        response = invoke(self.handler, event)
-        lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-        return HttpReply(int(response["statusCode"]), lowered, response_body(response))
+        """One HTTP request through API Gateway to the handler (`HandlerTransport.http`)."""
+        return HandlerTransport(self.handler).http(method, headers, body, path=path, authorizer=authorizer)
 
     def run_workers(self, task_id: str | None = None) -> list[dict[str, Any]]:
         """Deliver the queued task worker invocations (of one task, or all) through the handler, oldest first.

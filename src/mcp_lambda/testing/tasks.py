@@ -19,7 +19,7 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 class TaskRequester(Protocol):
     """What a TaskHandle needs of its client: a task method request, and the function it talks to."""
 
-    function: InProcessLambda
+    function: InProcessLambda | None
 
     def task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The result of one tasks/* request declaring the tasks extension."""
@@ -118,6 +118,8 @@ class TaskHandle:
         Returns:
             Each invocation's outcome (`{"taskId", "run", "ran", "status"}`).
         """
+        if self.client.function is None:
+            raise KitError("a server at a URL runs its task workers itself: poll status() instead")
         outcomes = self.client.function.run_workers(self.task_id)
         self.outcomes.extend(outcomes)
         return outcomes

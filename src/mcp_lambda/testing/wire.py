@@ -10,11 +10,15 @@ Modern (2026-07-28) messages use the 2026-07-28 generated models; legacy message
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from mcp_types import _v2025_11_25 as legacy_types
 from mcp_types import _v2026_07_28 as modern_types
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, field_validator
+
+from ..wire import HANDSHAKE_REVISIONS
+from .results import HttpReply
 
 MODERN_RESULTS: dict[str, type[BaseModel]] = {
     "server/discover": modern_types.DiscoverResult,
@@ -143,3 +147,45 @@ def check_legacy(message: Any, method: str | None = None) -> None:
 def check_error_shape(message: Any) -> None:
     """Any JSON-RPC error the transport sends (403/406/413/415/parse errors included)."""
     legacy_types.JSONRPCErrorResponse.model_validate(message)
+
+
+def check_input_required(result: dict[str, Any]) -> None:
+    """A 2026-07-28 InputRequiredResult: the official model, and at least one of inputRequests/requestState."""
+    modern_types.InputRequiredResult.model_validate(result)
+    assert "inputRequests" in result or "requestState" in result, result
+
+
+def check_reply(headers: Mapping[str, str], request: Any, reply: HttpReply) -> None:
+    """Every JSON body the server sends must be a valid message of the era the request was routed to.
+
+    Args:
+        headers: The request's headers (MCP-Protocol-Version picks the era).
+        request: The request's JSON body (its method picks the result model), or None.
+        reply: The reply.
+    """
+    content_type = reply.headers.get("content-type", "")
+    if not reply.raw or content_type.startswith("text/html"):
+        return
+    if reply.status in (401, 403, 404, 406, 413, 415) and content_type.startswith("application/json"):
+        body = reply.body
+        if isinstance(body, dict) and "detail" in body:
+            return  # Starlette's own 404 for another path: not an MCP message
+        check_error_shape(body)
+        if reply.status != 404:
+            return
+    version = {k.lower(): v for k, v in headers.items()}.get("mcp-protocol-version")
+    modern = version is not None and version.strip() not in HANDSHAKE_REVISIONS
+    method = request.get("method") if isinstance(request, dict) else None
+    method = method if isinstance(method, str) else None
+    messages: Any = reply.messages if content_type.startswith("text/event-stream") else reply.body
+    if not modern:
+        check_legacy(messages, method)
+        return
+    for message in messages if isinstance(messages, list) else [messages]:
+        result = message.get("result") if isinstance(message, dict) else None
+        if isinstance(result, dict) and result.get("resultType") == "input_required":
+            # A multi round-trip round: an InputRequiredResult, not the method's final result type.
+            check_modern(message)
+            check_input_required(result)
+        else:
+            check_modern(message, method)
