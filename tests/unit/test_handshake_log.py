@@ -10,7 +10,6 @@ import pytest
 from tests.support.business import TEST_BUSINESS
 
 from mcp_lambda.testing import McpTestClient
-from mcp_lambda.testing.framing import session_request
 from mcp_lambda_dev.local.access_log import access_line
 
 
@@ -21,8 +20,10 @@ def _events(caplog: pytest.LogCaptureFixture, event: str) -> list[dict[str, Any]
 def test_initialize_logs_the_negotiated_revision_and_the_client(caplog: pytest.LogCaptureFixture) -> None:
     with McpTestClient(TEST_BUSINESS, "2025-06-18") as client:
         params = {"protocolVersion": "2099-01-01", "capabilities": {}, "clientInfo": {"name": "x" * 500}}
-        body, headers = session_request("2025-06-18", None, "initialize", params, 99)
-        client.send("POST", body, headers)
+        body = {"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": params}
+        client.post(
+            body, {"mcp-protocol-version": "2025-06-18", "mcp-session-id": None}
+        )  # a second handshake
 
     asked, newer = _events(caplog, "mcp_initialized")
     assert (asked["protocol_version"], asked["requested_version"]) == ("2025-06-18", "2025-06-18")
