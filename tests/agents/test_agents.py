@@ -18,8 +18,9 @@ from businesses.demo import BUSINESS as DEMO
 pytestmark = pytest.mark.interop
 
 NAMES = [framework.name for framework in FRAMEWORKS]
-# What the demo registers: every framework must list all of it.
-TOOLS = {spec.name for spec in DEMO.tools}
+# What the demo offers a model: every framework must list all of it (an app-only card action is not listed to a
+# client that declared no MCP Apps support, and none of these declares it).
+TOOLS = {spec.name for spec in DEMO.tools if spec.model_visible}
 ERROR_MESSAGE = "Origin and destination are the same place."
 ERROR_FIELDS = {"code": 40002, "suggested_action": "fix_arguments"}
 # Both legs of the trip report progress (0 of 2, 1 of 2) before the result.
