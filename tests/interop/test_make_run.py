@@ -230,7 +230,10 @@ def test_the_local_log_is_one_compact_line_per_call_and_no_metrics(tmp_path: Pat
 
     assert '"_aws"' not in output.read_text() and "ColdStart" not in output.read_text()
     assert all(len(line) < 200 for line in logged), logged
-    assert any(re.search(r" INFO  initialize success code=0 http=200 \d+\.\dms$", line) for line in logged)
+    assert any(
+        re.search(r" INFO  initialize success revision=\d{4}-\d\d-\d\d code=0 http=200 \d+\.\dms$", line)
+        for line in logged
+    )  # the line names the revision the handshake settled on
     calls = [line for line in logged if " tools/call search_products " in line]
     assert len(calls) == 2, calls  # one line per call: no separate "started" line
     assert re.search(r" INFO  tools/call search_products success code=0 \d+\.\dms$", calls[0])

@@ -51,6 +51,7 @@ ALL = sorted(
         "check_stock",
         "export_trip_plan",
         "list_subscriptions",
+        "refresh_route",
         "search_products",
         "search_routes",
         "search_routes_for_reference",

@@ -38,6 +38,9 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda_dev.services.ServiceError": (StartupError, (RuntimeError,)),
+    "mcp_lambda.apps.views.CardViewError": (StartupError, (ValueError,)),
+    "mcp_lambda.skills.catalog.SkillError": (StartupError, ()),
+    "mcp_lambda.skills.source.FrontmatterError": (StartupError, ()),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
     # Stores

@@ -58,7 +58,9 @@ def client() -> Iterator[McpTestClient]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(businesses.demo.exports, "SECONDS_PER_LEG", 0)
         quotas_off = {"tool_quotas": {spec.name: None for spec in BUSINESS.tools if spec.quota}}
-        with McpTestClient(BUSINESS, "2026-07-28", settings=quotas_off) as opened:
+        # An MCP Apps host, so the app-only card action (refresh_route) is listed and callable too.
+        apps = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
+        with McpTestClient(BUSINESS, "2026-07-28", settings=quotas_off, capabilities=apps) as opened:
             yield opened
 
 

@@ -15,7 +15,7 @@ from tests.support.more_businesses import NAMES, pythonpath_with, write_business
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_TOOLS = (
     "search_routes, search_routes_for_reference, search_products, subscribe_product, list_subscriptions, "
-    "check_stock, export_trip_plan"
+    "check_stock, export_trip_plan, refresh_route"
 )
 
 

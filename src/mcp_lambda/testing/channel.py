@@ -66,7 +66,9 @@ class Channel:
         self.server_info: dict[str, Any] = {}
         self.initialize_reply: HttpReply | None = None
         self.last_id = 0  # the JSON-RPC id of the last request this client numbered
-        self._schemas: dict[str, dict[str, Any]] = {}  # tool name -> inputSchema, learned from tools/list
+        self._input_schemas: dict[
+            str, dict[str, Any]
+        ] = {}  # tool name -> inputSchema, learned from tools/list
 
     @classmethod
     def over_http(
@@ -342,4 +344,4 @@ class Channel:
         if self.business is not None:
             spec = self.business.tool(tool)
             return spec.input_schema if spec is not None else None
-        return self._schemas.get(tool)
+        return self._input_schemas.get(tool)

@@ -142,7 +142,7 @@ class McpTestClient(Channel):
             ProtocolError: The server refused the request.
         """
         tools = [ListedTool(tool) for tool in self._listing("tools/list", "tools")]
-        self._schemas.update((tool.name, tool.input_schema) for tool in tools)
+        self._input_schemas.update((tool.name, tool.input_schema) for tool in tools)
         return tools
 
     def list_prompts(self) -> list[ListedPrompt]:

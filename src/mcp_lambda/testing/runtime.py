@@ -244,7 +244,18 @@ class InProcessLambda:
         path: str = "/mcp",
         authorizer: dict[str, Any] | None = None,
     ) -> HttpReply:
-        """One HTTP request through API Gateway to the handler (`HandlerTransport.http`)."""
+        """One HTTP request through API Gateway to the handler (`HandlerTransport.http`).
+
+        Args:
+            method: `POST`, `GET`, `DELETE`, ...
+            headers: The request headers.
+            body: The request body, if any.
+            path: The request path.
+            authorizer: An API Gateway authorizer context (in-process transports only).
+
+        Returns:
+            The reply, whatever its status.
+        """
         return HandlerTransport(self.handler).http(method, headers, body, path=path, authorizer=authorizer)
 
     def run_workers(self, task_id: str | None = None) -> list[dict[str, Any]]:

@@ -29,7 +29,18 @@ class Transport(Protocol):
         path: str = "/mcp",
         authorizer: dict[str, Any] | None = None,
     ) -> HttpReply:
-        """One HTTP request; the reply whatever its status."""
+        """One HTTP request; the reply whatever its status.
+
+        Args:
+            method: `POST`, `GET`, `DELETE`, ...
+            headers: The request headers.
+            body: The request body, if any.
+            path: The request path.
+            authorizer: An API Gateway authorizer context (in-process transports only).
+
+        Returns:
+            The reply, whatever its status.
+        """
         ...
 
 
@@ -59,6 +70,16 @@ class HttpTransport:
         authorizer: dict[str, Any] | None = None,
     ) -> HttpReply:
         """One HTTP request to the URL (`path`, when it is not the kit's default `/mcp`, replaces the URL's path).
+
+        Args:
+            method: `POST`, `GET`, `DELETE`, ...
+            headers: The request headers.
+            body: The request body, if any.
+            path: The request path.
+            authorizer: An API Gateway authorizer context (in-process transports only).
+
+        Returns:
+            The reply, whatever its status.
 
         Raises:
             KitError: An authorizer context was given (only API Gateway adds one), or the server could not be
