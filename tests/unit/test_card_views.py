@@ -185,3 +185,19 @@ def test_the_extension_counts_only_with_the_view_mime_type(
     capabilities: dict[str, Any], expected: bool
 ) -> None:
     assert declares_ui(capabilities) is expected
+
+
+@pytest.mark.parametrize("method", ["tools/list", "resources/list"])
+def test_a_list_shaped_by_the_extension_is_never_for_a_shared_cache(
+    client: McpTestClient, method: str
+) -> None:
+    """At 2026-07-28 a UI client's list holds views and app-only tools: `cacheScope: private`, so no shared cache
+    hands it to a client that renders none. The list a client without the extension gets stays public."""
+    ui = _modern(client, UI).rpc(method, {}).result
+    assert ui["cacheScope"] == "private"
+    if method == "tools/list":
+        plain = _modern(client, None).rpc(method, {}).result
+        assert plain["cacheScope"] == "public"
+        assert {tool["name"] for tool in ui["tools"]} - {tool["name"] for tool in plain["tools"]} == {
+            "refresh_route"
+        }

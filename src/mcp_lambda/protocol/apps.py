@@ -25,6 +25,19 @@ class AppViews:
         """Whether this client gets views: the business has some and the client declared the extension."""
         return self.views is not None and declares_ui(client_capabilities)
 
+    def shapes_the_list(self, scope: CallScope, app_only_tools: bool = False) -> bool:
+        """Whether this client's list differs because it renders views (a view's `_meta.ui`, an app-only tool, a
+        `ui://` resource): such a list is this client's, never one a shared cache may serve a client without views.
+
+        Args:
+            scope: The request.
+            app_only_tools: Whether the list being built holds tools only an app may see.
+
+        Returns:
+            True when the client declared the extension and something in the list depends on it.
+        """
+        return declares_ui(scope.client_capabilities) and (self.views is not None or app_only_tools)
+
     def visible(self, scope: CallScope, spec: ToolSpec) -> bool:
         """Whether the tool is listed to and callable by this client: an app-only tool only for a UI client."""
         return spec.model_visible or declares_ui(scope.client_capabilities)

@@ -118,6 +118,8 @@ class FeatureMethods:
         if self.skills is not None:
             resources += self.skills.resources()
         resources += self.apps.resources(scope)
+        if self.apps.shapes_the_list(scope):
+            scope.caller_specific = True  # its ui:// views: this client's list, never a shared cache's
         return listing("resources", resources, params, self._page_size, dict)
 
     async def templates_list(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:

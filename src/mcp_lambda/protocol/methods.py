@@ -57,6 +57,8 @@ class ToolMethods:
             tools = [spec for spec in tools if scope.auth.allows(spec.scopes)]
             scope.caller_specific = True
         tools = [spec for spec in tools if self.apps.visible(scope, spec)]
+        if self.apps.shapes_the_list(scope, any(not spec.model_visible for spec in tools)):
+            scope.caller_specific = True  # cacheScope private: a client without views must never be served it
         return listing(
             "tools",
             tools,
