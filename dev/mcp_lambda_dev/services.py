@@ -261,19 +261,7 @@ def _create_table(dynamodb_client: Any, table_name: str, key: str, ttl_attribute
 
 def create_idempotency_table(dynamodb_client: Any, table_name: str) -> None:
     """Create the exactly-once table with the key schema and TTL attribute of template.yaml, and wait for it."""
-    dynamodb_client.create_table(
-        TableName=table_name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": IDEMPOTENCY_PARTITION_KEY, "KeyType": "HASH"}],
-    )
-    dynamodb_client.get_waiter("table_exists").wait(
-        TableName=table_name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 50}
-    )
-    dynamodb_client.update_time_to_live(
-        TableName=table_name,
-        TimeToLiveSpecification={"AttributeName": IDEMPOTENCY_TTL_ATTRIBUTE, "Enabled": True},
-    )
+    _create_table(dynamodb_client, table_name, IDEMPOTENCY_PARTITION_KEY, IDEMPOTENCY_TTL_ATTRIBUTE)
 
 
 def _interrupt(signum: int, frame: object) -> None:

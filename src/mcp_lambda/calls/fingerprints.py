@@ -52,7 +52,7 @@ class LogFingerprints:
             register_secret_value(key)
         self._secrets = secrets_source
         self._environment = environment
-        self._logger = logger
+        self._warnings_to = logger
         self._lock = threading.Lock()
         # The random key used while no key could be read, and when to try reading one again.
         self._fallback: bytes | None = None
@@ -115,9 +115,9 @@ class LogFingerprints:
         return key.encode("utf-8", "surrogatepass")
 
     def _warn(self, missing: SecretUnavailable) -> None:
-        if self._environment == "local" or self._logger is None:
+        if self._environment == "local" or self._warnings_to is None:
             return  # one process on a developer's machine: nothing to correlate across
-        self._logger.warning(
+        self._warnings_to.warning(
             "log_fingerprint_key_missing",
             extra={
                 "event": "log_fingerprint_key_missing",

@@ -201,7 +201,7 @@ class HandlerTransport:
         return HttpReply(int(response["statusCode"]), lowered, response_body(response))
 
 
-class InProcessLambda:
+class InProcessLambda(HandlerTransport):
     """One Lambda function serving `business`, in this process: what every `McpTestClient` talks to.
 
     Args:
@@ -233,30 +233,7 @@ class InProcessLambda:
             given if business.secrets is None else DeclaredSecrets(given, business.name, business.secrets)
         )
         self.invoker = InProcessInvoker()
-        self.handler = compose_handler(business, self.settings, self.secrets, self.invoker)
-
-    def http(
-        self,
-        method: str,
-        headers: Mapping[str, str],
-        body: str | bytes | None = None,
-        *,
-        path: str = "/mcp",
-        authorizer: dict[str, Any] | None = None,
-    ) -> HttpReply:
-        """One HTTP request through API Gateway to the handler (`HandlerTransport.http`).
-
-        Args:
-            method: `POST`, `GET`, `DELETE`, ...
-            headers: The request headers.
-            body: The request body, if any.
-            path: The request path.
-            authorizer: An API Gateway authorizer context (in-process transports only).
-
-        Returns:
-            The reply, whatever its status.
-        """
-        return HandlerTransport(self.handler).http(method, headers, body, path=path, authorizer=authorizer)
+        super().__init__(compose_handler(business, self.settings, self.secrets, self.invoker))
 
     def run_workers(self, task_id: str | None = None) -> list[dict[str, Any]]:
         """Deliver the queued task worker invocations (of one task, or all) through the handler, oldest first.
