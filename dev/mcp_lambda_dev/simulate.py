@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Iterator
 from typing import Any
+from unittest import mock
 
 from mcp_lambda.composition import BusinessNotFound
 from mcp_lambda.errors import RequestRefused
@@ -42,23 +43,10 @@ class CannotSimulate(RequestRefused):
 @contextlib.contextmanager
 def environment(business_name: str) -> Iterator[None]:
     """BUSINESS for the handler's cold start, quieter logs and no metrics, restored afterwards (tests share the process)."""
-    saved = {
-        name: os.environ.get(name)
-        for name in ("BUSINESS", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_METRICS_DISABLED")
-    }
-    os.environ["BUSINESS"] = business_name
-    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    os.environ.setdefault(
-        "POWERTOOLS_METRICS_DISABLED", "true"
-    )  # as in make run: no EMF records on the terminal
-    try:
+    with mock.patch.dict(os.environ, {"BUSINESS": business_name}):  # put back as it was on the way out
+        os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # as in make run: no EMF records shown
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from .apigateway import LocalContext, http_event
 from .conversation import Request
@@ -68,20 +69,15 @@ def lambda_handler(business: str, environment: Mapping[str, str] | None = None) 
 
     wanted = {"BUSINESS": business, **(environment or {})}
     names = set(Settings.variables()) | set(wanted)
-    saved = {name: os.environ.get(name) for name in names}
     module = importlib.import_module("mcp_lambda.handler")
     try:
-        for name in names:
-            os.environ.pop(name, None)
-        os.environ.update(wanted)
-        get_settings.cache_clear()
-        yield importlib.reload(module).handler
-    finally:
-        for name, value in saved.items():
-            if value is None:
+        with mock.patch.dict(os.environ):  # the process environment as it was, on the way out
+            for name in names:
                 os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+            os.environ.update(wanted)
+            get_settings.cache_clear()
+            yield importlib.reload(module).handler
+    finally:
         get_settings.cache_clear()
         importlib.reload(module)  # later tests see a handler built from the untouched environment
 
