@@ -37,7 +37,7 @@ from .protocol.task_extension import TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
 from .skills import load_catalog
-from .stores import build_store
+from .stores import build_store, check_backends
 from .stores.exactly_once import IdempotencyStore
 from .stores.sessions import SessionStore
 from .tools import Business
@@ -167,10 +167,11 @@ def build_server(
     Raises:
         ManifestError: The business's manifest is invalid.
         CardViewError: `Business(card_views=...)` does not fit the manifest or the tools.
-        SettingsError: `TOOL_QUOTAS` names a tool the business does not have.
+        SettingsError: `TOOL_QUOTAS` names a tool the business does not have, or a store setting no backend.
     """
     logger = get_logger(business.name, settings.log_format)
     configure_process()
+    check_backends(settings)  # a store some request builds later is refused now
     result_check, result_view, output_schemas, manifest = bind_business_manifest(settings, business)
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))

@@ -1,9 +1,10 @@
 """One contract per store kind: what every backend of the kind must do, whatever it keeps its state in.
 
-A backend's test class subclasses the kind's contract and gives the `store` fixture: the memory backends run them
-in tests/unit/test_store_contracts.py, the DynamoDB backends on DynamoDB Local in
-tests/integration/test_store_contracts_dynamodb.py. A new backend (one module under `mcp_lambda/stores/<kind>/`
-and one line in `BACKENDS`) adds one class that subclasses the contract; `covered` checks none is left out.
+A backend's test class subclasses the kind's contract and gives the `store` fixture: the memory backends (and the
+SQLite sessions) run them in tests/unit/test_store_contracts.py, the DynamoDB backends on DynamoDB Local in
+tests/integration/test_store_contracts_dynamodb.py. A new backend (one module under `mcp_lambda/stores/<kind>/`,
+one line in `BACKENDS`, its settings section) adds one class that subclasses the contract; `covered` checks none
+is left out.
 """
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from .durations import milliseconds, seconds
 from .model import Settings, SettingsError, get_settings
-from .sections import DEFAULT_ALLOWED_ORIGINS, SECTIONS
+from .sections import DEFAULT_ALLOWED_ORIGINS, SECTIONS, STORE_FIELDS
 
 __all__ = [
     "DEFAULT_ALLOWED_ORIGINS",
     "SECTIONS",
+    "STORE_FIELDS",
     "Settings",
     "SettingsError",
     "get_settings",

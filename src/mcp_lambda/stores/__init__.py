@@ -1,18 +1,19 @@
 """Every piece of state the function keeps, under one roof: one folder per kind, one module per backend.
 
-| kind          | what it holds                                   | setting (backend, table)               |
-|---------------|-------------------------------------------------|----------------------------------------|
-| `sessions`    | legacy-revision sessions (`Mcp-Session-Id`)     | `SESSION_STORE`, `SESSIONS_TABLE`      |
-| `exactly_once`| exactly-once call records                       | `IDEMPOTENCY_STORE`, `IDEMPOTENCY_TABLE` |
-| `tasks`       | tasks of the 2026-07-28 tasks extension         | `TASKS_STORE`, `TASKS_TABLE`           |
-| `quotas`      | per-caller quota counters                       | `PROTECTION_STORE`, `PROTECTION_TABLE` |
-| `circuits`    | downstream circuit states                       | `PROTECTION_STORE`, `PROTECTION_TABLE` |
+| kind          | what it holds                                   | backend setting      |
+|---------------|-------------------------------------------------|----------------------|
+| `sessions`    | legacy-revision sessions (`Mcp-Session-Id`)     | `SESSION_STORE`      |
+| `exactly_once`| exactly-once call records                       | `IDEMPOTENCY_STORE`  |
+| `tasks`       | tasks of the 2026-07-28 tasks extension         | `TASKS_STORE`        |
+| `quotas`      | per-caller quota counters                       | `PROTECTION_STORE`   |
+| `circuits`    | downstream circuit states                       | `PROTECTION_STORE`   |
 
-Each kind's folder holds its contract (`base.py`), and a module per backend (`memory.py`, `dynamodb.py`) that
-defines `build(config: StoreConfig)`. `BACKENDS` maps kind -> backend name -> that module: a new backend is one
-module and one line here. The one rule for tables: a backend whose module says `NEEDS_TABLE = True` is built only
-with its kind's table setting. Modules are imported when built: boto3 costs cold-start time a container may never
-need. Every backend of a kind passes the same contract test (tests/contracts/).
+Each kind's folder holds its contract (`base.py`), and a module per backend (`memory.py`, `dynamodb.py`,
+`sessions/sqlite.py`) that defines `build(config: StoreConfig)`. `BACKENDS` maps kind -> backend name -> that
+module: a new backend is one module, one line here and its settings section (settings/sections/backends.py,
+which holds the one rule for what a backend needs, e.g. DynamoDB's tables). The backend setting is a name this
+registry checks (`check_backends`, at cold start). Modules are imported when built: boto3 costs cold-start time a
+container may never need. Every backend of a kind passes the same contract test (tests/contracts/).
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..aws import AwsBudget
-from ..settings import Settings, SettingsError
+from ..settings import STORE_FIELDS, Settings, SettingsError
 
 if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitBreakerPersistenceLayer
-
     from ..observability import ToolLogger
+    from .circuits.base import CircuitStore
     from .exactly_once import IdempotencyStore
     from .quotas import QuotaStore
     from .sessions import SessionStore
@@ -35,32 +35,26 @@ if TYPE_CHECKING:
 
 StoreKind = Literal["sessions", "exactly_once", "tasks", "quotas", "circuits"]
 
-# kind -> (the settings field naming its backend, the settings field naming its table)
-SETTINGS: dict[str, tuple[str, str]] = {
-    "sessions": ("session_store", "sessions_table"),
-    "exactly_once": ("idempotency_store", "idempotency_table"),
-    "tasks": ("tasks_store", "tasks_table"),
-    "quotas": ("protection_store", "protection_table"),
-    "circuits": ("protection_store", "protection_table"),
-}
 # kind -> backend name -> the module that builds it
 BACKENDS: dict[str, dict[str, str]] = {
-    kind: {backend: f"{__name__}.{kind}.{backend}" for backend in ("memory", "dynamodb")} for kind in SETTINGS
+    kind: {backend: f"{__name__}.{kind}.{backend}" for backend in ("memory", "dynamodb")}
+    for kind in STORE_FIELDS
 }
+BACKENDS["sessions"]["sqlite"] = f"{__name__}.sessions.sqlite"
 
 
 @dataclass(frozen=True)
 class StoreConfig:
-    """What a backend's `build` receives.
+    """What a backend's `build` receives: the settings, whose backend sections it reads (`settings.table_of(kind)`).
 
     Attributes:
         settings: The function's settings.
-        table: The kind's table setting (None when unset).
+        kind: The kind being built (`sessions`, ...).
         logger: Where a failing store's warnings go (None: the framework's logger).
     """
 
     settings: Settings
-    table: str | None
+    kind: str
     logger: ToolLogger | None = None
 
     @property
@@ -68,10 +62,29 @@ class StoreConfig:
         """The function's one AWS budget (timeouts, attempts, the request deadline)."""
         return AwsBudget.from_settings(self.settings)
 
-    def required_table(self) -> str:
-        """The table, which a `NEEDS_TABLE` backend is never built without (`build_store` checks first)."""
-        assert self.table is not None
-        return self.table
+
+def check_backends(settings: Settings) -> None:
+    """Refuse, at cold start, a backend setting that names no backend of its kind.
+
+    Args:
+        settings: The function's settings.
+
+    Raises:
+        SettingsError: A kind's setting names no registered backend; the message names the setting and the known ones.
+    """
+    for kind in BACKENDS:
+        _module_of(kind, settings)
+
+
+def _module_of(kind: str, settings: Settings) -> str:
+    backend = settings.backend_of(kind)
+    module_name = BACKENDS[kind].get(backend)
+    if module_name is None:
+        raise SettingsError(
+            f"invalid configuration: {STORE_FIELDS[kind].upper()}={backend!r} is not a backend of the {kind} "
+            f"store (known: {', '.join(sorted(BACKENDS[kind]))})"
+        )
+    return module_name
 
 
 @overload
@@ -85,7 +98,7 @@ def build_store(kind: Literal["quotas"], settings: Settings) -> QuotaStore: ...
 @overload
 def build_store(
     kind: Literal["circuits"], settings: Settings, logger: ToolLogger | None = None
-) -> CircuitBreakerPersistenceLayer: ...
+) -> CircuitStore: ...
 
 
 def build_store(kind: StoreKind, settings: Settings, logger: ToolLogger | None = None) -> Any:
@@ -100,23 +113,10 @@ def build_store(kind: StoreKind, settings: Settings, logger: ToolLogger | None =
         The backend's store.
 
     Raises:
-        SettingsError: The setting names no registered backend, or one that needs a table without a table.
+        SettingsError: The setting names no registered backend.
     """
-    backend_field, table_field = SETTINGS[kind]
-    backend = getattr(settings, backend_field)
-    module_name = BACKENDS[kind].get(backend)
-    if module_name is None:
-        raise SettingsError(
-            f"invalid configuration: {backend_field.upper()}={backend!r} is not a backend of the {kind} store "
-            f"(known: {', '.join(sorted(BACKENDS[kind]))})"
-        )
-    module = importlib.import_module(module_name)
-    table = getattr(settings, table_field)
-    if getattr(module, "NEEDS_TABLE", False) and not table:
-        raise SettingsError(
-            f"invalid configuration: {backend_field.upper()}={backend} needs {table_field.upper()}"
-        )
-    return module.build(StoreConfig(settings, table, logger))
+    module = importlib.import_module(_module_of(kind, settings))
+    return module.build(StoreConfig(settings, kind, logger))
 
 
-__all__ = ["BACKENDS", "SETTINGS", "StoreConfig", "StoreKind", "build_store"]
+__all__ = ["BACKENDS", "StoreConfig", "StoreKind", "build_store", "check_backends"]

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from .backends import DynamoDBSection, SQLiteSection
 from .calls import OutboundSection, TimeoutsSection
 from .keys import SecretsSection
 from .service import DEFAULT_ALLOWED_ORIGINS, EMPTY_IS_A_VALUE, AuthSection, RequestsSection, ServiceSection
-from .state import StoresSection, TasksSection
+from .state import STORE_FIELDS, StoresSection, TasksSection
 
 SECTIONS: tuple[type[BaseModel], ...] = (
     ServiceSection,
     RequestsSection,
     AuthSection,
     StoresSection,
+    DynamoDBSection,
+    SQLiteSection,
     TasksSection,
     TimeoutsSection,
     OutboundSection,
@@ -30,9 +33,12 @@ __all__ = [
     "DEFAULT_ALLOWED_ORIGINS",
     "EMPTY_IS_A_VALUE",
     "SECTIONS",
+    "STORE_FIELDS",
     "AuthSection",
+    "DynamoDBSection",
     "OutboundSection",
     "RequestsSection",
+    "SQLiteSection",
     "SecretsSection",
     "ServiceSection",
     "StoresSection",

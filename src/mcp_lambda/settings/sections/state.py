@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Literal, Self
+from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
 
 from ..durations import DurationMs, DurationSeconds
 from .base import conflict
 
+# kind -> the field naming its backend (quotas and circuits share one). A backend's own section reads this map.
+STORE_FIELDS: dict[str, str] = {
+    "sessions": "session_store",
+    "exactly_once": "idempotency_store",
+    "tasks": "tasks_store",
+    "quotas": "protection_store",
+    "circuits": "protection_store",
+}
+BACKEND_NAMES = "a backend of `mcp_lambda.stores.BACKENDS` (`memory`, `dynamodb`, ...)"
+
 
 class StoresSection(BaseModel):
     """Where state lives.
 
-    Each kind in memory (one process) or in its DynamoDB table (shared by every container).
+    Each kind names its backend: `memory` (one process), `dynamodb` (shared by every container) or another the
+    store registry knows; each backend's own settings are in its section below.
     """
 
-    session_store: Literal["memory", "dynamodb"] = Field(
+    session_store: str = Field(
         "memory",
         description="where legacy sessions live: `dynamodb` in AWS (`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB "
-        "Local)",
-    )
-    sessions_table: str | None = Field(
-        None, description="the sessions table; required by `SESSION_STORE=dynamodb`"
+        "Local), `sqlite` for several local processes (`make run WORKERS=n`)",
     )
     session_ttl: DurationSeconds = Field(
         timedelta(hours=1),
@@ -31,13 +39,10 @@ class StoresSection(BaseModel):
         ge=timedelta(minutes=1),
         description="idle session lifetime (sliding; refreshed when under half remains)",
     )
-    idempotency_store: Literal["memory", "dynamodb"] = Field(
+    idempotency_store: str = Field(
         "memory",
         description="where the results of exactly-once (keyed) tool calls live: `dynamodb` in AWS (the "
         "template's `IdempotencyTable`)",
-    )
-    idempotency_table: str | None = Field(
-        None, description="the exactly-once table; required by `IDEMPOTENCY_STORE=dynamodb`"
     )
     idempotency_ttl: DurationSeconds = Field(
         timedelta(minutes=10),
@@ -45,32 +50,21 @@ class StoresSection(BaseModel):
         ge=timedelta(seconds=1),
         description="how long a keyed call's result is replayed to its retries",
     )
-    tasks_store: Literal["memory", "dynamodb"] = Field(
+    tasks_store: str = Field(
         "memory",
         description="where tasks (2026-07-28 `io.modelcontextprotocol/tasks`) live: `dynamodb` in AWS "
         "(`AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local)",
     )
-    tasks_table: str | None = Field(None, description="the tasks table; required by `TASKS_STORE=dynamodb`")
-    protection_store: Literal["memory", "dynamodb"] = Field(
+    protection_store: str = Field(
         "memory",
         description="where the downstream circuit breakers and the per-caller `quota` counters live: `memory` "
         "(one process), `dynamodb` in AWS (shared by every container; the template's `ProtectionTable`)",
     )
-    protection_table: str | None = Field(
-        None, description="the protection table; required by `PROTECTION_STORE=dynamodb`"
-    )
 
-    @model_validator(mode="after")
-    def _a_table_for_each_dynamodb_store(self) -> Self:
-        for store, table in (
-            ("session_store", "sessions_table"),
-            ("idempotency_store", "idempotency_table"),
-            ("tasks_store", "tasks_table"),
-            ("protection_store", "protection_table"),
-        ):
-            if getattr(self, store) == "dynamodb" and not getattr(self, table):
-                raise conflict(f"{table.upper()} is required when {store.upper()}=dynamodb")
-        return self
+    def backend_of(self, kind: str) -> str:
+        """The backend the settings name for `kind` (`sessions`, `exactly_once`, `tasks`, `quotas`, `circuits`)."""
+        backend: str = getattr(self, STORE_FIELDS[kind])
+        return backend
 
 
 class TasksSection(BaseModel):

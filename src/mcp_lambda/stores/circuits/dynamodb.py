@@ -26,12 +26,13 @@ from ... import restore
 from ...aws.budget import AwsBudget, failure_reason
 from ...observability import ToolLogger
 from ..table import DeadlineBoundClient, is_store_failure
+from .base import CircuitStore
 
 if TYPE_CHECKING:
     from .. import StoreConfig
 
 
-class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
+class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence, CircuitStore):
     """The circuits of every container, in one DynamoDB table.
 
     Args:
@@ -118,9 +119,8 @@ class DynamoDBCircuitStore(CircuitBreakerDynamoDBPersistence):
         )
 
 
-NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("circuits", settings)`)."""
-    return DynamoDBCircuitStore(config.required_table(), budget=config.budget, logger=config.logger)
+    return DynamoDBCircuitStore(
+        config.settings.table_of(config.kind), budget=config.budget, logger=config.logger
+    )

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from aws_lambda_powertools.utilities.circuit_breaker.persistence import (
-    CircuitBreakerPersistenceLayer,
-    CircuitStateRecord,
-)
+from aws_lambda_powertools.utilities.circuit_breaker.persistence import CircuitStateRecord
 from aws_lambda_powertools.utilities.circuit_breaker.persistence.base import CircuitBreakerExistingLockError
-from aws_lambda_powertools.utilities.circuit_breaker.states import CircuitState
+
+from .base import CircuitStore, may_probe
 
 if TYPE_CHECKING:
     from .. import StoreConfig
 
 
-class MemoryCircuitStore(CircuitBreakerPersistenceLayer):
+class MemoryCircuitStore(CircuitStore):
     """Circuit records in a dict of this process: nothing is shared with another container.
 
     `fleet_wide` is False, so `HostCircuits` gives each client's circuits names of their own (Powertools keeps its
@@ -50,9 +47,7 @@ class MemoryCircuitStore(CircuitBreakerPersistenceLayer):
         expected_opened_at: int | None = None,
     ) -> None:
         with self._records_lock:
-            if condition == "half_open" and not _may_probe(
-                self._records.get(record.name), expected_opened_at
-            ):
+            if condition == "half_open" and not may_probe(self._records.get(record.name), expected_opened_at):
                 raise CircuitBreakerExistingLockError
             self._records[record.name] = dataclasses.replace(record)
 
@@ -62,20 +57,6 @@ class MemoryCircuitStore(CircuitBreakerPersistenceLayer):
             self._records[record.name] = dataclasses.replace(
                 record, half_open_owner=None, probe_lease_expiry=None
             )
-
-
-def _may_probe(stored: CircuitStateRecord | None, expected_opened_at: int | None) -> bool:
-    """The DynamoDB backend's election condition: open with no probe owner (and opened when the caller saw it),
-    or half-open with the probe's lease run out. No record at all fails the condition, as in DynamoDB."""
-    if stored is None:
-        return False
-    if stored.state == CircuitState.OPEN and stored.half_open_owner is None:
-        return expected_opened_at is None or stored.opened_at == expected_opened_at
-    lease = stored.probe_lease_expiry
-    return stored.state == CircuitState.HALF_OPEN and lease is not None and lease <= int(time.time())
-
-
-NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
 
 
 def build(config: StoreConfig) -> Any:

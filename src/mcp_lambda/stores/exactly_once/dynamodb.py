@@ -57,9 +57,6 @@ class DynamoDBIdempotencyStore(BudgetedClient):
         )
 
 
-NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("exactly_once", settings)`)."""
-    return DynamoDBIdempotencyStore(config.required_table(), budget=config.budget)
+    return DynamoDBIdempotencyStore(config.settings.table_of(config.kind), budget=config.budget)

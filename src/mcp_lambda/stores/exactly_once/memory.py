@@ -29,9 +29,6 @@ class MemoryIdempotencyStore:
         )
 
 
-NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("exactly_once", settings)`)."""
     return MemoryIdempotencyStore()

@@ -73,9 +73,6 @@ class DynamoDBQuotaStore(DynamoDBTable):
         return QuotaStoreUnavailable(f"quota store unavailable: {failure_reason(exc)}")
 
 
-NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("quotas", settings)`)."""
-    return DynamoDBQuotaStore(config.required_table(), budget=config.budget)
+    return DynamoDBQuotaStore(config.settings.table_of(config.kind), budget=config.budget)

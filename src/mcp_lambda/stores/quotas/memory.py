@@ -43,9 +43,6 @@ def _now() -> float:
     return time.time()  # looked up per call, so a test can move this module's clock
 
 
-NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("quotas", settings)`)."""
     return MemoryQuotaStore()

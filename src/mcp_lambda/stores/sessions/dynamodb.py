@@ -137,11 +137,10 @@ def _from_item(item: dict[str, Any]) -> Session:
     )
 
 
-NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
     return DynamoDBSessionStore(
-        config.required_table(), ttl_seconds=seconds(config.settings.session_ttl), budget=config.budget
+        config.settings.table_of(config.kind),
+        ttl_seconds=seconds(config.settings.session_ttl),
+        budget=config.budget,
     )

@@ -56,9 +56,6 @@ class MemorySessionStore:
                 self._sessions[session_id] = session.model_copy(update={"log_level": level})
 
 
-NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("sessions", settings)`)."""
     return MemorySessionStore(ttl_seconds=seconds(config.settings.session_ttl))

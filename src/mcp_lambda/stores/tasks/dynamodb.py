@@ -113,9 +113,6 @@ def from_item(item: dict[str, Any]) -> Task:
     return Task(**values)
 
 
-NEEDS_TABLE = True  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("tasks", settings)`)."""
-    return DynamoDBTaskStore(config.required_table(), budget=config.budget)
+    return DynamoDBTaskStore(config.settings.table_of(config.kind), budget=config.budget)

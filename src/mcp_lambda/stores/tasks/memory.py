@@ -42,9 +42,6 @@ class MemoryTaskStore:
             return True
 
 
-NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
-
-
 def build(config: StoreConfig) -> Any:
     """The registry's door (`mcp_lambda.stores.build_store("tasks", settings)`)."""
     return MemoryTaskStore()
