@@ -26,6 +26,7 @@ from pydantic_settings import BaseSettings
 from scripts.skill_lint import package_dir
 
 from mcp_lambda.tools import Business
+from mcp_lambda.wire import REVISIONS
 from mcp_lambda_dev.businesses import load_business
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,7 +166,7 @@ def server_json(
         PUBLISHER: {
             "category": listing.get("category", "uncategorized"),
             "transports": ["streamable-http", "stdio"],
-            "protocolVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+            "protocolVersions": list(reversed(REVISIONS)),
             "configuration": {
                 "settings": settings_of(name),
                 "secrets": [secret for secret in secret_names(name) if secret not in FRAMEWORK_SECRETS],

@@ -15,13 +15,41 @@ from collections.abc import Mapping
 from typing import Any
 
 # --- revisions --------------------------------------------------------------------------------------------------
-HANDSHAKE_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-STATELESS_REVISION = "2026-07-28"
-STATELESS_REVISIONS = (STATELESS_REVISION,)
-LATEST_HANDSHAKE_REVISION = "2025-11-25"
+# Every revision, oldest first (the SDK's version.py keeps one ordered list too). A revision is a name, not a
+# number: "is this revision at least X" asks `at_least`, never a comparison of the date strings.
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+FIRST_STATELESS_REVISION = "2026-07-28"
+# The eras, cut from the one list: the handshake revisions, then the stateless ones.
+HANDSHAKE_REVISIONS = REVISIONS[: REVISIONS.index(FIRST_STATELESS_REVISION)]
+STATELESS_REVISIONS = REVISIONS[REVISIONS.index(FIRST_STATELESS_REVISION) :]
+STATELESS_REVISION = STATELESS_REVISIONS[-1]
+LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
 # Streamable HTTP: a server MAY assume 2025-03-26 when a handshake request carries no version header.
 HEADERLESS_REVISION = "2025-03-26"
 BATCH_REVISIONS = ("2025-03-26",)
+# From this revision a session's requests carry MCP-Protocol-Version, and serverInfo may carry a title.
+VERSION_HEADER_REVISION = "2025-06-18"
+
+
+def at_least(revision: str, floor: str) -> bool:
+    """Whether `revision` is a known revision no earlier than `floor`, by their order in `REVISIONS`.
+
+    As the SDK's `is_version_at_least`: an unknown `revision` (a client's) is False, never compared as text.
+
+    Args:
+        revision: The revision to place (any string).
+        floor: A revision of `REVISIONS`.
+
+    Returns:
+        True when `revision` is in `REVISIONS` and comes no earlier than `floor`.
+
+    Raises:
+        ValueError: `floor` is not a known revision (a mistake in our code, not the client's).
+    """
+    if floor not in REVISIONS:
+        raise ValueError(f"not a known revision: {floor!r}")
+    return revision in REVISIONS and REVISIONS.index(revision) >= REVISIONS.index(floor)
+
 
 # --- the 2026-07-28 `_meta` envelope -----------------------------------------------------------------------------
 META_VERSION = "io.modelcontextprotocol/protocolVersion"

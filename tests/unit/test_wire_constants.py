@@ -148,6 +148,40 @@ def test_versions_equal_the_official_registry() -> None:
     assert wire.STATELESS_REVISIONS == version.MODERN_PROTOCOL_VERSIONS
     assert wire.LATEST_HANDSHAKE_REVISION == version.LATEST_HANDSHAKE_VERSION
     assert (*wire.HANDSHAKE_REVISIONS, *wire.STATELESS_REVISIONS) == version.KNOWN_PROTOCOL_VERSIONS
+    assert wire.REVISIONS == version.KNOWN_PROTOCOL_VERSIONS
+
+
+@pytest.mark.parametrize("floor", version.KNOWN_PROTOCOL_VERSIONS)
+@pytest.mark.parametrize("revision", [*version.KNOWN_PROTOCOL_VERSIONS, "zzz", "2099-01-01", ""])
+def test_at_least_answers_as_the_sdk_does(revision: str, floor: str) -> None:
+    assert wire.at_least(revision, floor) is version.is_version_at_least(revision, floor)
+
+
+def test_at_least_refuses_an_unknown_floor() -> None:
+    with pytest.raises(ValueError, match="not a known revision"):
+        wire.at_least("2025-11-25", "2025-13-01")
+
+
+# `version >= "2025-06-18"`, `"2025-03-26" < era`: a revision compared as text (ask wire.at_least instead).
+DATE_COMPARISON = re.compile(r"""[<>]=?\s*["']\d{4}-\d{2}-\d{2}["']|["']\d{4}-\d{2}-\d{2}["']\s*[<>]""")
+
+
+def test_no_code_compares_revisions_as_strings() -> None:
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("src", "dev", "scripts", "tests", "bench")
+        for path in (root / folder).rglob("*.py")
+        if path.name != Path(__file__).name
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if DATE_COMPARISON.search(line)
+    ]
+    assert found == []
+
+
+def test_the_date_comparison_finder_finds_one() -> None:
+    assert DATE_COMPARISON.search('    if version >= "2025-06-18":')
+    assert not DATE_COMPARISON.search('    version = "2025-06-18"')
 
 
 def test_the_headerless_version_is_the_sdk_default() -> None:

@@ -8,7 +8,14 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from ..wire import NAME_BEARING_METHODS, STATELESS_REVISION, TASK_NAME_BEARING_METHODS, stateless_meta
+from ..wire import (
+    NAME_BEARING_METHODS,
+    STATELESS_REVISION,
+    TASK_NAME_BEARING_METHODS,
+    VERSION_HEADER_REVISION,
+    at_least,
+    stateless_meta,
+)
 
 # The params field each name-bearing method mirrors in Mcp-Name (the tasks extension's methods included).
 NAME_FIELDS: dict[str, str] = {**NAME_BEARING_METHODS, **TASK_NAME_BEARING_METHODS}
@@ -100,6 +107,6 @@ def session_headers(
     headers = dict(base)
     if session_id is not None:
         headers["mcp-session-id"] = session_id
-    if version >= "2025-06-18":
+    if at_least(version, VERSION_HEADER_REVISION):
         headers["mcp-protocol-version"] = version
     return headers

@@ -20,6 +20,8 @@ from ..wire import (
     METHOD_NOT_FOUND,
     RESOURCE_NOT_FOUND,
     SESSION_NOT_FOUND,
+    VERSION_HEADER_REVISION,
+    at_least,
 )
 from .features import FeatureMethods
 from .handshake_log import log_handshake
@@ -231,7 +233,7 @@ class LegacyEra:
         except RpcError as exc:
             return error_outbound(request.id, exc)
         server_info = dict(self.server_info)
-        if version < "2025-06-18":
+        if not at_least(version, VERSION_HEADER_REVISION):
             server_info.pop("title", None)
         result: dict[str, Any] = {
             "protocolVersion": version,

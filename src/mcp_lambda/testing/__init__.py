@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .errors import KitError, ProtocolError
     from .events import record_conversations, replay_conversation, replay_conversations
     from .fakes import DeclaredSecrets, FakeService, ServiceRequest, StaticSecrets, fake_service
-    from .framing import ERAS, MODERN, Era
+    from .framing import ERAS, MODERN
     from .identity import (
         DEFAULT_AUDIENCE,
         DEFAULT_ISSUER,
@@ -58,7 +58,6 @@ _EXPORTS = {
     "Completion": "results",
     "DEFAULT_CAPABILITIES": "channel",
     "ERAS": "framing",
-    "Era": "framing",
     "FakeService": "fakes",
     "HandlerTransport": "runtime",
     "HttpReply": "results",
@@ -106,7 +105,6 @@ __all__ = [
     "BusinessTable",
     "Completion",
     "DeclaredSecrets",
-    "Era",
     "FakeService",
     "HandlerTransport",
     "HttpReply",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ..protocol.framing import POST_HEADERS, modern_request, session_headers
 from .errors import KitError
-from .framing import CLIENT_INFO, ERAS, MODERN, Era, param_headers
+from .framing import CLIENT_INFO, ERAS, MODERN, param_headers
 from .identity import DEFAULT_AUDIENCE, Identity, authorizer_context
 from .results import HttpReply, response_of
 from .transports import HttpTransport, Transport
@@ -29,7 +29,7 @@ class Channel:
     def __init__(
         self,
         business: Business | None = None,
-        era: Era | str = MODERN,
+        era: str = MODERN,
         *,
         settings: Mapping[str, Any] | Any = None,
         secrets: Mapping[str, str] | Any = None,
@@ -74,7 +74,7 @@ class Channel:
     def over_http(
         cls,
         url: str,
-        era: Era | str = MODERN,
+        era: str = MODERN,
         *,
         headers: Mapping[str, str] | None = None,
         timeout: float = 10,
@@ -98,7 +98,7 @@ class Channel:
     def over_handler(
         cls,
         handler: LambdaHandler,
-        era: Era | str = MODERN,
+        era: str = MODERN,
         *,
         business: Business | None = None,
         **options: Any,

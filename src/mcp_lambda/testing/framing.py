@@ -4,15 +4,15 @@ arguments. The envelope and routing headers themselves are the shipped `mcp_lamb
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from ..protocol.framing import encode_header_value
-from ..wire import STATELESS_REVISION
+from ..wire import REVISIONS, STATELESS_REVISION
 
-Era = Literal["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
-MODERN: Era = STATELESS_REVISION  # type: ignore[assignment]  # the literal above names the same revision
-# Every era the kit speaks: the stateless one first, then the session (handshake) eras, newest first.
-ERAS: tuple[Era, ...] = (MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN = STATELESS_REVISION
+# Every revision the kit speaks, newest first: wire.py's one ordered list (the stateless revision, then the
+# handshake revisions).
+ERAS: tuple[str, ...] = tuple(reversed(REVISIONS))
 CLIENT_INFO = {"name": "mcp-lambda-testing", "version": "1.0"}
 
 

@@ -16,12 +16,12 @@ from typing import Any
 
 from ..errors import McpLambdaError
 from ..transport.sse import decode_sse
+from ..wire import HANDSHAKE_REVISIONS
 from .apigateway import response_body
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
 # Response headers worth pinning; a null expected value means "must be absent".
 HEADERS_THAT_MATTER = ("content-type", "mcp-session-id", "allow", "retry-after")
-LEGACY_HEADER_VALUES = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # The framework's own minted value in answers: a failed call's error id (it differs on every run).
 ERROR_ID = re.compile(r"error id [0-9a-f]{16}")
 # Statuses the transport answers before any JSON-RPC era is chosen (a bare JSON-RPC error body).
@@ -56,7 +56,7 @@ class RecordedStep:
     @property
     def era(self) -> str:
         version = (self.event.get("headers") or {}).get("mcp-protocol-version")
-        return "legacy" if version is None or version.strip() in LEGACY_HEADER_VALUES else "modern"
+        return "legacy" if version is None or version.strip() in HANDSHAKE_REVISIONS else "modern"
 
     @property
     def method(self) -> str | None:
