@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_lambda.testing import HttpReply, HttpTransport, KitError, McpTestClient
-from mcp_lambda.wire import STATELESS_REVISION
+from mcp_lambda.wire import MODERN_REVISION
 
-MODERN = STATELESS_REVISION
+MODERN = MODERN_REVISION
 SESSION = "2025-11-25"
 LEGACY = "2024-11-05"
 TASKS = "io.modelcontextprotocol/tasks"

@@ -4,7 +4,7 @@ Era routing without a header (basic/versioning, Backward Compatibility): "a requ
 `_meta` is served statelessly", and "an `initialize` request selects legacy semantics, scoped to the stdio
 process". So a request whose `params._meta` holds the protocol-version key goes to the 2026-07-28 era (which then
 validates the envelope and answers -32022 for a version it does not speak); `initialize` and everything else goes
-to the session era, in the one implicit session the process's `initialize` opened. Both eras may be served on one
+to the legacy era, in the one implicit session the process's `initialize` opened. Both eras may be served on one
 process (the spec allows it). The transport that reads and writes the lines is `mcp_lambda_dev.stdio`; both live
 in dev/ because Lambda never serves stdio.
 """
@@ -53,7 +53,7 @@ class StdioChannel:
         )
 
     def answered(self, outbound: Outbound) -> None:
-        """Remember the session an `initialize` answer opened: every later session-era message belongs to it."""
+        """Remember the session an `initialize` answer opened: every later legacy-era message belongs to it."""
         minted = outbound.headers.get(SESSION_HEADER)
         if minted:
             self._session_id = minted

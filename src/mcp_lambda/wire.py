@@ -4,9 +4,10 @@ The bottom of the import graph: the protocol layer, the SnapStart warm-up, the t
 these names from here. Pinned against the official `mcp_types` package by tests, never imported from it at run
 time (that import would be a large part of the cold start).
 
-Vocabulary (the official SDK's): the *handshake* revisions open a session with `initialize` (2024-11-05 …
-2025-11-25); the *stateless* revision (2026-07-28) carries the protocol version and client capabilities in every
-request's `params._meta`.
+Vocabulary, one for code and docs (the official SDK's `mcp_types.version` and its client's `mode="legacy"`): two
+*eras*. The *legacy* era's revisions (2024-11-05 … 2025-11-25, the SDK's handshake revisions) open a session with
+the `initialize` handshake; the *modern* era's revision (2026-07-28) has no session: every request carries the
+protocol version and client capabilities in its `params._meta`.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import Any
 # Every revision, oldest first (the SDK's version.py keeps one ordered list too). A revision is a name, not a
 # number: "is this revision at least X" asks `at_least`, never a comparison of the date strings.
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-FIRST_STATELESS_REVISION = "2026-07-28"
-# The eras, cut from the one list: the handshake revisions, then the stateless ones.
-HANDSHAKE_REVISIONS = REVISIONS[: REVISIONS.index(FIRST_STATELESS_REVISION)]
-STATELESS_REVISIONS = REVISIONS[REVISIONS.index(FIRST_STATELESS_REVISION) :]
-STATELESS_REVISION = STATELESS_REVISIONS[-1]
-LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
-# Streamable HTTP: a server MAY assume 2025-03-26 when a handshake request carries no version header.
+FIRST_MODERN_REVISION = "2026-07-28"
+# The eras, cut from the one list: the legacy revisions, then the modern ones.
+LEGACY_REVISIONS = REVISIONS[: REVISIONS.index(FIRST_MODERN_REVISION)]
+MODERN_REVISIONS = REVISIONS[REVISIONS.index(FIRST_MODERN_REVISION) :]
+MODERN_REVISION = MODERN_REVISIONS[-1]
+LATEST_LEGACY_REVISION = LEGACY_REVISIONS[-1]
+# Streamable HTTP: a server MAY assume 2025-03-26 when a legacy request carries no version header.
 HEADERLESS_REVISION = "2025-03-26"
 BATCH_REVISIONS = ("2025-03-26",)
 # From this revision a session's requests carry MCP-Protocol-Version, and serverInfo may carry a title.
@@ -57,10 +58,10 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 
-def stateless_meta(
+def modern_meta(
     capabilities: Mapping[str, Any] | None = None,
     client_info: Mapping[str, Any] | None = None,
-    version: str = STATELESS_REVISION,
+    version: str = MODERN_REVISION,
 ) -> dict[str, Any]:
     """The `params._meta` envelope every 2026-07-28 request carries.
 

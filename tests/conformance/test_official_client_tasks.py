@@ -79,7 +79,7 @@ def test_the_official_client_drives_a_task_to_completion(conformance_url: str) -
 
     version, capabilities, result = anyio.run(run)
 
-    assert version == "2026-07-28"  # auto mode discovered the stateless revision
+    assert version == "2026-07-28"  # auto mode discovered the modern revision
     assert EXTENSION in (capabilities.extensions or {})
     assert result.content[0].text == "Computed official in 0.5 s"
     task_id = tasks.seen[0][0]

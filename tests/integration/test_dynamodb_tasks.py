@@ -24,14 +24,14 @@ from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import Task, TaskIdTaken, TaskTooLarge, open_task
 from mcp_lambda.stores.tasks.dynamodb import DynamoDBTaskStore
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 from mcp_lambda_dev import services
 from mcp_lambda_dev.local.process import running_server, server_process
 from mcp_lambda_dev.services import LocalService
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}, "scopes": None}}
 MALLORY = {"jwt": {"claims": {"sub": "mallory", "iss": "https://issuer.example"}, "scopes": None}}
-META = stateless_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+META = modern_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 TERMINAL = ("completed", "failed", "cancelled")
 
 

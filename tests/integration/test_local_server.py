@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 from mcp_lambda_dev.local.process import DISCOVER, REPO, running_server
 from mcp_lambda_dev.local.server import LISTEN_BACKLOG
 
@@ -192,7 +192,7 @@ def test_workers_share_the_session_store(demo_server: str) -> None:
 
 # Every store is shared between the workers, as containers share DynamoDB: exactly-once, tasks and sessions.
 
-TASKS_META = stateless_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+TASKS_META = modern_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 
 
 def _modern_call(port: int, method: str, params: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:

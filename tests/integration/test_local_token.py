@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from tests.support.oauth import Issuer, claims_of
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 from mcp_lambda_dev.local.process import running_server
 
 ROOT = Path(__file__).resolve().parents[2]
-META = stateless_meta()
+META = modern_meta()
 
 
 def token_command(url: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 from mcp_lambda_dev.local.process import running_server
 
 pytestmark = pytest.mark.interop
 
 LINE = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} (INFO |WARN |ERROR) ")
 MODERN = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "search_products"}
-META = stateless_meta()
+META = modern_meta()
 SURROGATE = "\ud800"
 CONTROLS = "cup\u2028\x1b[2J"
 FORGED = "tools/list\n12:00:00.000 INFO  tools/call forged success code=0 0.1ms"

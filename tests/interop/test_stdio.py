@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 
 pytestmark = pytest.mark.interop
 
@@ -28,7 +28,7 @@ NOISE = ("noise from print", "noise from sys.__stdout__", "noise from fd 1", "no
 INSPECTOR = REPO / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3"}
 EXPECTED_VERSION = {"auto": "2026-07-28", "2026-07-28": "2026-07-28", "legacy": "2025-11-25"}
-MODERN_META = stateless_meta()
+MODERN_META = modern_meta()
 
 
 def desktop_env(business: str, *extra_paths: Path) -> dict[str, str]:
@@ -224,7 +224,7 @@ def test_session_era_lines_blank_invalid_oversized_batches_and_notifications() -
     assert [member["id"] for member in answers[6]] == [5] and "tools" in answers[6][0]["result"]
     assert answers[7]["error"]["code"] == -32601
     assert answers[8]["result"]["structuredContent"]["entities"][0]["entity_type"] == "product_list"
-    assert "resultType" not in answers[8]["result"]  # session-era results carry no 2026 fields
+    assert "resultType" not in answers[8]["result"]  # legacy-era results carry no 2026 fields
 
 
 def test_2026_requests_need_no_headers_and_both_eras_share_the_process() -> None:
@@ -237,7 +237,7 @@ def test_2026_requests_need_no_headers_and_both_eras_share_the_process() -> None
             _request(3, "tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
             _request(4, "ping", {"_meta": MODERN_META}),  # removed at 2026-07-28
             json.dumps([json.loads(_request(5, "tools/list", {"_meta": MODERN_META}))]),  # no batches at 2026
-            _initialize(6, "2025-11-25", _meta=MODERN_META),  # initialize always means the session era
+            _initialize(6, "2025-11-25", _meta=MODERN_META),  # initialize always means the legacy era
             _request(
                 7,
                 "tools/call",

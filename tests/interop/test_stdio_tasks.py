@@ -18,12 +18,12 @@ from typing import IO, Any
 
 import pytest
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
-TASKS_META = stateless_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+TASKS_META = modern_meta({"extensions": {"io.modelcontextprotocol/tasks": {}}})
 TRIP = {"stops": ["guomao", "capital_airport_t3"], "file_format": "ics"}
 
 

@@ -13,8 +13,8 @@ from mcp_lambda.wire import (
     META_CAPABILITIES,
     META_CLIENT_INFO,
     META_VERSION,
-    STATELESS_REVISION,
-    stateless_meta,
+    MODERN_REVISION,
+    modern_meta,
 )
 
 __all__ = [
@@ -32,16 +32,16 @@ __all__ = [
 ]
 
 
-def meta(version: str = STATELESS_REVISION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The `_meta` envelope naming `version` (default: the stateless revision) and declaring `capabilities`."""
-    return stateless_meta(capabilities, CLIENT_INFO, version)
+def meta(version: str = MODERN_REVISION, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `_meta` envelope naming `version` (default: the modern revision) and declaring `capabilities`."""
+    return modern_meta(capabilities, CLIENT_INFO, version)
 
 
 def modern_request(
     method: str,
     params: dict[str, Any] | None = None,
     request_id: int | str = 1,
-    version: str = STATELESS_REVISION,
+    version: str = MODERN_REVISION,
     capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A 2026-07-28 request body (the routing headers are the test's: `modern_headers`)."""
@@ -53,7 +53,7 @@ def modern_request(
     }
 
 
-def modern_headers(method: str, name: str | None = None, version: str = STATELESS_REVISION) -> dict[str, str]:
+def modern_headers(method: str, name: str | None = None, version: str = MODERN_REVISION) -> dict[str, str]:
     """Routing headers exactly as given: `name` goes into Mcp-Name verbatim (no encoding), even when it lies."""
     headers = {"mcp-protocol-version": version, "mcp-method": method}
     if name is not None:

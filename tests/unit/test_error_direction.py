@@ -17,7 +17,7 @@ def _call(name: str = "echo") -> dict[str, Any]:
     return modern_request("tools/call", {"name": name, "arguments": {"message": "hi"}}, request_id="c-1")
 
 
-# --- a 2026-07-28 body routed to the session era ----------------------------------------------------------
+# --- a 2026-07-28 body routed to the legacy era ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("method", ["tools/list", "tools/call", "server/discover"])

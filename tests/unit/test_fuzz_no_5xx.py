@@ -11,7 +11,7 @@ from tests.support.handlers import build_handler
 from businesses.conformance import BUSINESS
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import HttpReply, McpTestClient
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 
 CLIENT = McpTestClient.over_handler(
     build_handler(BUSINESS, Settings(business="conformance", request_state_key="k" * 32))
@@ -70,7 +70,7 @@ def test_no_request_gets_a_5xx_or_a_traceback(body: Any, extra: dict[str, str]) 
 
 TOOLS = [spec.name for spec in BUSINESS.tools]
 PROMPTS = [spec.name for spec in BUSINESS.prompts]
-META = stateless_meta({"sampling": {}, "elicitation": {}, "roots": {}})
+META = modern_meta({"sampling": {}, "elicitation": {}, "roots": {}})
 modern_calls = st.one_of(
     st.tuples(
         st.just("tools/call"),

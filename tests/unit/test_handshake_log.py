@@ -28,7 +28,7 @@ def test_initialize_logs_the_negotiated_revision_and_the_client(caplog: pytest.L
     asked, newer = _events(caplog, "mcp_initialized")
     assert (asked["protocol_version"], asked["requested_version"]) == ("2025-06-18", "2025-06-18")
     assert (asked["client_name"], asked["client_version"]) == ("mcp-lambda-testing", "1.0")
-    # An unknown revision is answered with the newest session revision; client text is bounded.
+    # An unknown revision is answered with the newest legacy revision; client text is bounded.
     assert (newer["protocol_version"], newer["requested_version"]) == ("2025-11-25", "2099-01-01")
     assert newer["client_name"] == "x" * 64 and "client_version" not in newer
 

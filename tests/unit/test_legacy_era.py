@@ -1,4 +1,4 @@
-"""The handshake era (2024-11-05 … 2025-11-25): initialize, Mcp-Session-Id sessions, ping, batches."""
+"""The legacy era (2024-11-05 … 2025-11-25): initialize, Mcp-Session-Id sessions, ping, batches."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from tests.support.wire import check_legacy, meta
 
 from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
-
-HANDSHAKE_REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+from mcp_lambda.wire import LEGACY_REVISIONS
 
 
 def _initialize(client: McpTestClient, version: str, request_id: int = 1) -> dict:
@@ -47,7 +46,7 @@ def test_initialize_result_describes_the_server(client: McpTestClient) -> None:
     assert result["instructions"] == "A business for unit tests."
 
 
-@pytest.mark.parametrize("version", HANDSHAKE_REVISIONS)
+@pytest.mark.parametrize("version", LEGACY_REVISIONS)
 def test_supported_legacy_version_is_echoed(client: McpTestClient, version: str) -> None:
     assert _initialize(client, version)["result"]["protocolVersion"] == version
 

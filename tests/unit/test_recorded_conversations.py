@@ -14,7 +14,7 @@ import pytest
 
 import businesses
 import mcp_lambda.testing
-from mcp_lambda.testing.conversation import Request, initialize, modern, modern_headers, rpc, session
+from mcp_lambda.testing.conversation import Step, initialize, modern, modern_headers, rpc, session
 from mcp_lambda.testing.events import (
     EVENTS_DIR,
     record_conversations,
@@ -40,17 +40,17 @@ SHOP = """
 ORDER = {"name": "place_order", "arguments": {"item": "cup"}}
 CONVERSATIONS = {
     "modern_order": [
-        Request("tools_list", body=modern("tools/list"), headers=modern_headers("tools/list")),
-        Request(
+        Step("tools_list", body=modern("tools/list"), headers=modern_headers("tools/list")),
+        Step(
             "place_order",
             body=modern("tools/call", ORDER, 2),
             headers=modern_headers("tools/call", "place_order"),
         ),
     ],
     "legacy_order": [
-        Request("initialize", body=initialize("2025-11-25"), capture_session="session_id"),
-        Request("place_order", body=rpc("tools/call", ORDER, 2), headers=session()),
-        Request("delete_session", method="DELETE", headers=session()),
+        Step("initialize", body=initialize("2025-11-25"), capture_session="session_id"),
+        Step("place_order", body=rpc("tools/call", ORDER, 2), headers=session()),
+        Step("delete_session", method="DELETE", headers=session()),
     ],
 }
 MINTED = {"order_id": r"ord_[0-9a-f]{12}"}
@@ -214,7 +214,7 @@ COUNTER = """
     BUSINESS = Business(name="tinycounter", tools=[count], on_cold_start=fresh)
 """
 COUNT = [
-    Request("count", body=modern("tools/call", {"name": "count", "arguments": {}}, 1),
+    Step("count", body=modern("tools/call", {"name": "count", "arguments": {}}, 1),
             headers=modern_headers("tools/call", "count")),
 ]  # fmt: skip
 

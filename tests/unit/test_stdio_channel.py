@@ -22,7 +22,7 @@ def _request(method: str, meta: Any = None) -> dict[str, Any]:
     [
         (_request("tools/list", ENVELOPE), True),
         (_request("tools/list", {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "1999"}), True),
-        (_request("initialize", ENVELOPE), False),  # initialize always selects the session era
+        (_request("initialize", ENVELOPE), False),  # initialize always selects the legacy era
         (_request("tools/list"), False),
         (_request("tools/call", {"progressToken": 1}), False),  # a bare _meta is no envelope
         ({"jsonrpc": "2.0", "method": "tools/list", "params": []}, False),

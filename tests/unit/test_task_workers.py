@@ -17,11 +17,11 @@ from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.stores.tasks import MemoryTaskStore
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.wire import modern_meta
 from mcp_lambda_dev.stdio import StdioTransport
 from mcp_lambda_dev.task_workers import ThreadTaskWorkers
 
-META = stateless_meta(TASKS_CAPABILITIES)
+META = modern_meta(TASKS_CAPABILITIES)
 SETTINGS = Settings(business=TASK_BUSINESS.name, aws_lambda_function_name=None, task_poll_interval_ms=100)
 
 

@@ -144,10 +144,10 @@ def test_cacheable_methods_equal_the_official_ones() -> None:
 
 
 def test_versions_equal_the_official_registry() -> None:
-    assert wire.HANDSHAKE_REVISIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
-    assert wire.STATELESS_REVISIONS == version.MODERN_PROTOCOL_VERSIONS
-    assert wire.LATEST_HANDSHAKE_REVISION == version.LATEST_HANDSHAKE_VERSION
-    assert (*wire.HANDSHAKE_REVISIONS, *wire.STATELESS_REVISIONS) == version.KNOWN_PROTOCOL_VERSIONS
+    assert wire.LEGACY_REVISIONS == version.HANDSHAKE_PROTOCOL_VERSIONS
+    assert wire.MODERN_REVISIONS == version.MODERN_PROTOCOL_VERSIONS
+    assert wire.LATEST_LEGACY_REVISION == version.LATEST_HANDSHAKE_VERSION
+    assert (*wire.LEGACY_REVISIONS, *wire.MODERN_REVISIONS) == version.KNOWN_PROTOCOL_VERSIONS
     assert wire.REVISIONS == version.KNOWN_PROTOCOL_VERSIONS
 
 
@@ -211,7 +211,7 @@ def test_the_spec_facts_name_their_source() -> None:
 
 
 def test_the_spec_lists_exactly_our_revisions() -> None:
-    assert tuple(_spec_fact("revisions")) == (*wire.HANDSHAKE_REVISIONS, *wire.STATELESS_REVISIONS)
+    assert tuple(_spec_fact("revisions")) == (*wire.LEGACY_REVISIONS, *wire.MODERN_REVISIONS)
 
 
 def test_batch_versions_are_the_ones_the_spec_makes_accept_batches() -> None:
@@ -221,8 +221,8 @@ def test_batch_versions_are_the_ones_the_spec_makes_accept_batches() -> None:
 
 def test_legacy_resource_not_found_is_the_spec_code() -> None:
     code = _spec_fact("resource_not_found_code")
-    assert {code[rev] for rev in wire.HANDSHAKE_REVISIONS} == {wire.RESOURCE_NOT_FOUND}
-    assert {code[rev] for rev in wire.STATELESS_REVISIONS} == {wire.INVALID_PARAMS}
+    assert {code[rev] for rev in wire.LEGACY_REVISIONS} == {wire.RESOURCE_NOT_FOUND}
+    assert {code[rev] for rev in wire.MODERN_REVISIONS} == {wire.INVALID_PARAMS}
 
 
 def test_our_own_codes_live_in_the_implementation_defined_band() -> None:

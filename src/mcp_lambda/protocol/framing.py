@@ -1,4 +1,4 @@
-"""How a client frames a request to this server: a 2026-07-28 request (its `_meta` envelope, `wire.stateless_meta`,
+"""How a client frames a request to this server: a 2026-07-28 request (its `_meta` envelope, `wire.modern_meta`,
 and the routing headers that mirror it), or a handshake session's headers. The one builder of them: the SnapStart
 warm-up, the test kit, `make smoke`, `make simulate` and the bench frame their requests here."""
 
@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..wire import (
+    MODERN_REVISION,
     NAME_BEARING_METHODS,
-    STATELESS_REVISION,
     TASK_NAME_BEARING_METHODS,
     VERSION_HEADER_REVISION,
     at_least,
-    stateless_meta,
+    modern_meta,
 )
 
 # The params field each name-bearing method mirrors in Mcp-Name (the tasks extension's methods included).
@@ -42,7 +42,7 @@ def encode_header_value(value: str) -> str:
 
 
 def routing_headers(
-    method: str, params: Mapping[str, Any] | None, version: str = STATELESS_REVISION
+    method: str, params: Mapping[str, Any] | None, version: str = MODERN_REVISION
 ) -> dict[str, str]:
     """The 2026-07-28 routing headers of a request: MCP-Protocol-Version, Mcp-Method and (when the method names
     a target) Mcp-Name.
@@ -86,7 +86,7 @@ def modern_request(
         (JSON body, headers).
     """
     body_params = dict(params or {})
-    body_params["_meta"] = {**stateless_meta(capabilities, client_info), **(meta or {})}
+    body_params["_meta"] = {**modern_meta(capabilities, client_info), **(meta or {})}
     headers = {**POST_HEADERS, **routing_headers(method, body_params)}
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}, headers
 
@@ -94,7 +94,7 @@ def modern_request(
 def session_headers(
     version: str, session_id: str | None, base: Mapping[str, str] = POST_HEADERS
 ) -> dict[str, str]:
-    """`base` plus a session era's Mcp-Session-Id and (from 2025-06-18) MCP-Protocol-Version headers.
+    """`base` plus a legacy era's Mcp-Session-Id and (from 2025-06-18) MCP-Protocol-Version headers.
 
     Args:
         version: The session's revision.

@@ -10,17 +10,17 @@ from ..observability import ToolLogger
 from ..tools import Business, InputRequired
 from ..wire import (
     CACHEABLE_METHODS,
-    HANDSHAKE_REVISIONS,
     HEADER_MISMATCH,
     HTTP_STATUS_OF_CODE,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    LEGACY_REVISIONS,
     META_CAPABILITIES,
     META_CLIENT_INFO,
     META_VERSION,
     METHOD_NOT_FOUND,
+    MODERN_REVISIONS,
     NAME_BEARING_METHODS,
-    STATELESS_REVISIONS,
     TASK_NAME_BEARING_METHODS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
@@ -153,9 +153,9 @@ class ModernEra:
         meta = request.params.get("_meta")
         if not isinstance(meta, dict):
             header = inbound.header("MCP-Protocol-Version")
-            if header not in STATELESS_REVISIONS:
+            if header not in MODERN_REVISIONS:
                 # Most likely a session client sending a revision this server does not speak: say so.
-                supported = ", ".join((*HANDSHAKE_REVISIONS, *STATELESS_REVISIONS))
+                supported = ", ".join((*LEGACY_REVISIONS, *MODERN_REVISIONS))
                 raise RpcError(
                     INVALID_PARAMS,
                     f"Unsupported MCP-Protocol-Version header '{header}' (supported: "
@@ -181,11 +181,11 @@ class ModernEra:
                 target = request.params.get(name_field)
                 if isinstance(target, str):
                     _require_header(inbound, "Mcp-Name", target, encoded=True)
-        if version not in STATELESS_REVISIONS:
+        if version not in MODERN_REVISIONS:
             raise RpcError(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 f"Unsupported protocol version: {version}",
-                data={"supported": list(STATELESS_REVISIONS), "requested": version},
+                data={"supported": list(MODERN_REVISIONS), "requested": version},
             )
         if headers and request.method == "tools/call":
             self._check_param_headers(inbound, request.params)
@@ -240,7 +240,7 @@ class ModernEra:
     async def discover(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         log_handshake(self.logger, "mcp_discovered", scope.protocol_version, scope.meta.get(META_CLIENT_INFO))
         result: dict[str, Any] = {
-            "supportedVersions": list(STATELESS_REVISIONS),
+            "supportedVersions": list(MODERN_REVISIONS),
             "capabilities": self.capabilities(dict(scope.client_capabilities)),
         }
         if self.business.instructions:

@@ -31,7 +31,7 @@ class Channel(Protocol):
     header_layer: bool
 
     def routes_modern(self, inbound: Inbound) -> bool:
-        """Whether this message is served by the 2026-07-28 era (else by the session era)."""
+        """Whether this message is served by the 2026-07-28 era (else by the legacy era)."""
         ...
 
     def session_id(self, inbound: Inbound) -> str | None:
@@ -39,7 +39,7 @@ class Channel(Protocol):
         ...
 
     def session_required(self) -> RpcError:
-        """The error for a session-era request that belongs to no session."""
+        """The error for a legacy-era request that belongs to no session."""
         ...
 
 
@@ -49,7 +49,7 @@ class HttpChannel:
     header_layer = True
 
     def routes_modern(self, inbound: Inbound) -> bool:
-        # No header or a handshake revision -> legacy; anything else (incl. unknown) -> modern.
+        # No header or a legacy revision -> legacy; anything else (incl. unknown) -> modern.
         return not is_legacy_header(inbound.header("mcp-protocol-version"))
 
     def session_id(self, inbound: Inbound) -> str | None:
@@ -136,7 +136,7 @@ Handler = Callable[["CallScope", dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class Era(Protocol):
-    """What differs between the session revisions (2024-11-05 … 2025-11-25) and 2026-07-28.
+    """What differs between the legacy revisions (2024-11-05 … 2025-11-25) and 2026-07-28.
 
     Each era owns its method table and capabilities; shared handlers ask the era, never its name.
     """

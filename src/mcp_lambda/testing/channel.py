@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 DEFAULT_CAPABILITIES: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 
 
-class Channel:
+class ClientWire:
     """Transport, era and caller of an `McpTestClient` (see there for the arguments)."""
 
     def __init__(
@@ -138,7 +138,7 @@ class Channel:
             **changes: The options to change.
 
         Returns:
-            The new client (open it before use in a session era).
+            The new client (open it before use in a legacy era).
         """
         options: dict[str, Any] = {
             "era": self.era,
@@ -245,7 +245,7 @@ class Channel:
     ) -> HttpReply:
         """One JSON-RPC request framed in this client's era, its raw reply returned (never raised).
 
-        At 2026-07-28 the body carries the `_meta` envelope and the routing headers are set; in a session era the
+        At 2026-07-28 the body carries the `_meta` envelope and the routing headers are set; in a legacy era the
         request rides the client's Mcp-Session-Id.
 
         Args:
@@ -294,7 +294,7 @@ class Channel:
         return self.post(message, self.request_headers(**fields))
 
     def initialize(self, capabilities: Mapping[str, Any] | None = None) -> HttpReply:
-        """A session era's handshake: `initialize`, then `notifications/initialized` on the new session.
+        """A legacy era's handshake: `initialize`, then `notifications/initialized` on the new session.
 
         Args:
             capabilities: The client capabilities declared (default: none).

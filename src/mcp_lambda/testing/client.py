@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .channel import DEFAULT_CAPABILITIES, Channel
+from .channel import DEFAULT_CAPABILITIES, ClientWire
 from .errors import KitError
 from .framing import MODERN
 from .identity import Identity
@@ -24,11 +24,11 @@ from .tasks import TASKS_EXTENSION, TaskHandle
 __all__ = ["DEFAULT_CAPABILITIES", "McpTestClient"]
 
 
-class McpTestClient(Channel):
+class McpTestClient(ClientWire):
     """An MCP client of `business` that sends API Gateway events to the real Lambda handler, in-process — or,
     made with `over_http` / `over_handler`, requests to a URL or to a handler the test composed itself.
 
-    Use it as a context manager. At 2026-07-28 every request is stateless; in a session era (2025-11-25 …
+    Use it as a context manager. At 2026-07-28 every request is stateless; in a legacy era (2025-11-25 …
     2024-11-05, as the Doubao platform speaks) entering initializes a session and leaving deletes it.
 
     The MCP methods (`list_tools`, `call_tool`, ...) raise `ProtocolError` on a JSON-RPC error; the wire methods
@@ -65,7 +65,7 @@ class McpTestClient(Channel):
         self.close()
 
     def open(self) -> None:
-        """Start a session in a session era (initialize, then notifications/initialized); nothing at 2026-07-28.
+        """Start a session in a legacy era (initialize, then notifications/initialized); nothing at 2026-07-28.
 
         Raises:
             ProtocolError: The server refused to initialize.
@@ -74,7 +74,7 @@ class McpTestClient(Channel):
             self.initialize()
 
     def close(self) -> None:
-        """End the session (DELETE) in a session era."""
+        """End the session (DELETE) in a legacy era."""
         if self.session_id is not None:
             self.delete()
             self.session_id = None
@@ -110,11 +110,11 @@ class McpTestClient(Channel):
             (the JSON-RPC response message, the notifications sent before it, the HTTP status).
 
         Raises:
-            KitError: A session-era client used before `open()`.
+            KitError: A legacy-era client used before `open()`.
             ProtocolError: A JSON-RPC error, or an HTTP status other than 2xx.
         """
         if self.era != MODERN and self.session_id is None and method != "initialize":
-            raise KitError("a session-era client is used inside `with McpTestClient(...)` (or after open())")
+            raise KitError("a legacy-era client is used inside `with McpTestClient(...)` (or after open())")
         request_id = self._next_id()
         reply = self.rpc(method, params, meta=meta, capabilities=capabilities, request_id=request_id)
         answer, notifications = response_of(reply, request_id)
@@ -258,7 +258,7 @@ class McpTestClient(Channel):
             ProtocolError: The server refused the request.
         """
         if self.era != MODERN:
-            raise KitError("tasks exist at 2026-07-28 only; session eras call the tool synchronously")
+            raise KitError("tasks exist at 2026-07-28 only; legacy eras call the tool synchronously")
         arguments = dict(arguments or {})
         request_meta = {**(meta or {}), **({"tool_call_id": tool_call_id} if tool_call_id else {})}
         params = {"name": name, "arguments": arguments}

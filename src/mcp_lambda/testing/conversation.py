@@ -2,12 +2,12 @@
 
 A business's conversation file (`tests/businesses/<business>/conversations.py`) is a dict of these lists:
 
-    from mcp_lambda.testing.conversation import Request, initialize, rpc, session
+    from mcp_lambda.testing.conversation import Step, initialize, rpc, session
 
     CONVERSATIONS = {
         "legacy_list": [
-            Request("initialize", body=initialize("2025-11-25"), capture_session="session_id"),
-            Request("tools_list", body=rpc("tools/list", {}, 2), headers=session()),
+            Step("initialize", body=initialize("2025-11-25"), capture_session="session_id"),
+            Step("tools_list", body=rpc("tools/list", {}, 2), headers=session()),
         ],
     }
 
@@ -20,13 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import STATELESS_REVISION, stateless_meta
-
-MODERN = STATELESS_REVISION
+from ..wire import modern_meta
+from .framing import MODERN
 
 
 @dataclass
-class Request:
+class Step:
     """One step of a scripted conversation: an HTTP request to /mcp, or the delivery of a queued task worker.
 
     Attributes:
@@ -50,9 +49,9 @@ class Request:
     worker: bool = False
 
 
-def task_worker(name: str = "task_worker_invocation") -> Request:
+def task_worker(name: str = "task_worker_invocation") -> Step:
     """The step that delivers the next task worker invocation the handler queued (`lambda:InvokeFunction`)."""
-    return Request(name, worker=True)
+    return Step(name, worker=True)
 
 
 def rpc(
@@ -69,7 +68,7 @@ def rpc(
 
 def meta(version: str = MODERN, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     """The `_meta` a 2026-07-28 request carries (protocol version, client capabilities and info)."""
-    return stateless_meta(capabilities, {"name": "replay", "version": "1.0"}, version)
+    return modern_meta(capabilities, {"name": "replay", "version": "1.0"}, version)
 
 
 def modern(
@@ -91,7 +90,7 @@ def modern_headers(method: str, name: str | None = None, version: str = MODERN) 
 
 
 def initialize(version: str, request_id: int = 1, client: str = "doubao") -> dict[str, Any]:
-    """A handshake-era `initialize` request for protocol `version`."""
+    """A legacy-era `initialize` request for protocol `version`."""
     return rpc(
         "initialize",
         {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": client, "version": "1.0"}},

@@ -9,7 +9,7 @@ from ..errors import McpLambdaError, RequestRefused
 
 
 class KitError(McpLambdaError):
-    """The test kit was asked for something it cannot do (an unknown era or setting, a task in a session era)."""
+    """The test kit was asked for something it cannot do (an unknown era or setting, a task in a legacy era)."""
 
 
 class ProtocolError(RequestRefused):

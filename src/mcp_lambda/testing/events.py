@@ -25,7 +25,7 @@ from typing import Any
 from unittest import mock
 
 from .apigateway import LocalContext, http_event
-from .conversation import Request
+from .conversation import Step
 from .invoke_api import LocalLambda
 from .replay import (
     Mismatch,
@@ -52,7 +52,7 @@ POST_HEADERS = {
 
 
 @contextmanager
-def lambda_handler(business: str, environment: Mapping[str, str] | None = None) -> Iterator[LambdaHandler]:
+def fresh_handler(business: str, environment: Mapping[str, str] | None = None) -> Iterator[LambdaHandler]:
     """The real Lambda entry point for `business`, built fresh (a cold start) from the default settings.
 
     Every settings variable of the process is cleared for the duration, then `BUSINESS` and `environment` set;
@@ -82,7 +82,7 @@ def lambda_handler(business: str, environment: Mapping[str, str] | None = None) 
         importlib.reload(module)  # later tests see a handler built from the untouched environment
 
 
-def build_event(conversation: str, index: int, step: Request) -> dict[str, Any]:
+def build_event(conversation: str, index: int, step: Step) -> dict[str, Any]:
     """The saved API Gateway event of step `index` (from 1): fixed host, source, request id and time."""
     base = POST_HEADERS if step.method == "POST" else {"host": HOST}
     headers = {k: v for k, v in {**base, **step.headers}.items() if v is not None}
@@ -100,7 +100,7 @@ def build_event(conversation: str, index: int, step: Request) -> dict[str, Any]:
 
 def record_conversations(
     business: str,
-    conversations: Mapping[str, Sequence[Request]],
+    conversations: Mapping[str, Sequence[Step]],
     *,
     events_dir: Path | None = None,
     minted: Mapping[str, str] | None = None,
@@ -135,7 +135,7 @@ def record_conversations(
 def _record(
     business: str,
     conversation: str,
-    steps: Sequence[Request],
+    steps: Sequence[Step],
     folder: Path,
     minted: Mapping[str, re.Pattern[str]],
     environment: Mapping[str, str] | None,
@@ -145,7 +145,7 @@ def _record(
     bindings: dict[str, str] = {}
     with (
         _invoke_api(business) as invoke_api,
-        lambda_handler(business, _with(invoke_api, environment)) as handler,
+        fresh_handler(business, _with(invoke_api, environment)) as handler,
     ):
         for index, step in enumerate(steps, start=1):
             stem = f"{index:02d}_{step.name}"
@@ -171,7 +171,7 @@ def _record(
 
 
 def _bind(
-    step: Request,
+    step: Step,
     seen: dict[str, Any],
     bindings: dict[str, str],
     minted: Mapping[str, re.Pattern[str]],
@@ -221,7 +221,7 @@ def replay_conversation(business: str, folder: Path, *, environment: Mapping[str
     where = f"{business}/{folder.name}"
     with (
         _invoke_api(business) as invoke_api,
-        lambda_handler(business, _with(invoke_api, environment)) as handler,
+        fresh_handler(business, _with(invoke_api, environment)) as handler,
     ):
         bindings: dict[str, str] = {}
         for step in steps:

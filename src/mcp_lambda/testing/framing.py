@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..protocol.framing import encode_header_value
-from ..wire import REVISIONS, STATELESS_REVISION
+from ..wire import MODERN_REVISION, REVISIONS
 
-MODERN = STATELESS_REVISION
-# Every revision the kit speaks, newest first: wire.py's one ordered list (the stateless revision, then the
-# handshake revisions).
+MODERN = MODERN_REVISION
+# Every revision the kit speaks, newest first: wire.py's one ordered list (the modern revision, then the
+# legacy revisions).
 ERAS: tuple[str, ...] = tuple(reversed(REVISIONS))
 CLIENT_INFO = {"name": "mcp-lambda-testing", "version": "1.0"}
 

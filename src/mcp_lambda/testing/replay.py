@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import McpLambdaError
 from ..transport.sse import decode_sse
-from ..wire import HANDSHAKE_REVISIONS
+from ..wire import LEGACY_REVISIONS
 from .apigateway import response_body
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
@@ -56,7 +56,7 @@ class RecordedStep:
     @property
     def era(self) -> str:
         version = (self.event.get("headers") or {}).get("mcp-protocol-version")
-        return "legacy" if version is None or version.strip() in HANDSHAKE_REVISIONS else "modern"
+        return "legacy" if version is None or version.strip() in LEGACY_REVISIONS else "modern"
 
     @property
     def method(self) -> str | None:

@@ -122,7 +122,7 @@ class RoundResult:
 
     @property
     def result_type(self) -> str:
-        """`complete`, `input_required` or `task` (a session-era result is always `complete`)."""
+        """`complete`, `input_required` or `task` (a legacy-era result is always `complete`)."""
         return str(self.result.get("resultType", "complete"))
 
     @property

@@ -4,7 +4,7 @@ Needs the development dependency `mcp_types` (the `mcp` package): `replay.check_
 when it is installed.
 
 Modern (2026-07-28) messages use the 2026-07-28 generated models; legacy messages use the 2025-11-25 ones
-(a superset of the older handshake revisions) plus the rule that legacy results carry no 2026-only fields.
+(a superset of the older legacy revisions) plus the rule that legacy results carry no 2026-only fields.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from mcp_types import _v2025_11_25 as legacy_types
 from mcp_types import _v2026_07_28 as modern_types
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, field_validator
 
-from ..wire import HANDSHAKE_REVISIONS
+from ..wire import LEGACY_REVISIONS
 from .results import HttpReply
 
 MODERN_RESULTS: dict[str, type[BaseModel]] = {
@@ -122,7 +122,7 @@ def check_modern(message: Any, method: str | None = None) -> None:
 
 
 def check_legacy(message: Any, method: str | None = None) -> None:
-    """A handshake-era response, or an array of them (2025-03-26 batch)."""
+    """A legacy-era response, or an array of them (2025-03-26 batch)."""
     if isinstance(message, list):
         for item in message:
             check_legacy(item)
@@ -174,7 +174,7 @@ def check_reply(headers: Mapping[str, str], request: Any, reply: HttpReply) -> N
         if reply.status != 404:
             return
     version = {k.lower(): v for k, v in headers.items()}.get("mcp-protocol-version")
-    modern = version is not None and version.strip() not in HANDSHAKE_REVISIONS
+    modern = version is not None and version.strip() not in LEGACY_REVISIONS
     method = request.get("method") if isinstance(request, dict) else None
     method = method if isinstance(method, str) else None
     messages: Any = reply.messages if content_type.startswith("text/event-stream") else reply.body

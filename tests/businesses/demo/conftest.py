@@ -10,7 +10,7 @@ import pytest
 from businesses.demo import BUSINESS
 from mcp_lambda.testing import ERAS, Identity, McpTestClient
 
-# The stateless revision, the newest session revision, and the one the Doubao platform speaks.
+# The modern revision, the newest legacy revision, and the one the Doubao platform speaks.
 DEMO_ERAS = ("2026-07-28", "2025-11-25", "2024-11-05")
 assert set(DEMO_ERAS) <= set(ERAS)
 
