@@ -5,58 +5,15 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from scripts import fleet
-from tests.support.wire import modern_headers, modern_request
 
-from mcp_lambda.testing import FakeService, fake_service
+from mcp_lambda.testing import FakeService, McpTestClient, fake_service
 from mcp_lambda_dev.services import LocalService
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2024-11-05",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-
-
-def call_tool(url: str, name: str, arguments: dict[str, Any], **meta: str) -> dict[str, Any]:
-    """A 2026-07-28 tools/call; its structuredContent."""
-    body = modern_request("tools/call", {"name": name, "arguments": arguments})
-    body["params"]["_meta"].update(meta)
-    status, _, answer = post(url, body, modern_headers("tools/call", name))
-    assert status == 200, answer
-    structured: dict[str, Any] = answer["result"]["structuredContent"]
-    return structured
-
-
-def post(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={
-            "content-type": "application/json",
-            "accept": "application/json, text/event-stream",
-            **(headers or {}),
-        },
-    )
-    with urllib.request.urlopen(request, timeout=20) as response:
-        raw = response.read()
-        return (
-            response.status,
-            {k.lower(): v for k, v in response.headers.items()},
-            json.loads(raw) if raw else None,
-        )
 
 
 @pytest.fixture
@@ -73,13 +30,12 @@ def test_a_session_opened_on_one_server_is_served_by_the_other(
 ) -> None:
     env = fleet.fleet_env(dynamodb_local.endpoint_url, fleet_tables)
     with fleet.running_fleet("demo", 2, env) as (first, second):
-        status, headers, _ = post(first, INITIALIZE)
-        assert status == 200
-        session = {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": "2024-11-05"}
-        post(second, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-        status, _, answer = post(second, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
-    assert status == 200
-    assert "search_products" in {tool["name"] for tool in answer["result"]["tools"]}
+        opener = McpTestClient.over_http(first, "2024-11-05", timeout=20)
+        opener.open()  # initialize on the first server
+        other = McpTestClient.over_http(second, "2024-11-05", timeout=20)
+        other.session_id = opener.session_id  # the same session, on the second server
+        tools = other.list_tools()
+    assert opener.session_id and "search_products" in {tool.name for tool in tools}
 
 
 def test_create_tables_makes_the_template_schema_once(dynamodb_client: Any) -> None:
@@ -126,16 +82,25 @@ def test_failures_on_one_server_open_the_circuit_for_the_other_which_answers_503
         "CIRCUIT_CACHE_SECONDS": "1",
     }
     inventory.route("/stock/p-1001", 200, {"quantity": 7})
-    with fleet.running_fleet("demo", 2, env) as (first, second):
+    with fleet.running_fleet("demo", 2, env) as urls:
+        first, second = (McpTestClient.over_http(url, timeout=20) for url in urls)
         # The second server reads the circuit (closed) and keeps that for its cache window.
-        assert call_tool(second, "check_stock", {"product_id": "p-1001"})["entities"][0]["quantity"] == 7
+        assert (
+            second.call_tool("check_stock", {"product_id": "p-1001"}).structured_content["entities"][0][
+                "quantity"
+            ]
+            == 7
+        )
         inventory.fail_next(503, 503, 503)
-        codes = [call_tool(first, "check_stock", {"product_id": "p-1001"})["code"] for _ in range(3)]
+        codes = [
+            first.call_tool("check_stock", {"product_id": "p-1001"}).structured_content["code"]
+            for _ in range(3)
+        ]
         assert codes == [50300] * 3
         sent = len(inventory.seen)
         time.sleep(1.1)  # past the second server's cache window
 
-        refused = call_tool(second, "check_stock", {"product_id": "p-1001"})
+        refused = second.call_tool("check_stock", {"product_id": "p-1001"}).structured_content
 
         assert refused["code"] == 50300 and refused["retryable"] is True, refused
         assert 25_000 < refused["retry_after_ms"] <= 30_000, refused
@@ -152,7 +117,9 @@ def test_a_quota_counts_the_calls_made_on_every_server(
     arguments = {"product_id": "p-1004", "alert": "restock"}
     with fleet.running_fleet("demo", 2, env) as (first, second):
         answers = [
-            call_tool(url, "subscribe_product", arguments, tool_call_id=f"sub-{n}")
+            McpTestClient.over_http(url, timeout=20)
+            .call_tool("subscribe_product", arguments, tool_call_id=f"sub-{n}")
+            .structured_content
             for n, url in enumerate((first, second, first, second))
         ]
     assert [answer.get("code", 0) for answer in answers] == [0, 0, 0, 42900], answers

@@ -19,14 +19,13 @@ import pytest
 from tests.support.cors import PREFLIGHT_STATUS, expected_preflight, expected_response_headers
 from tests.support.dev_only import blocking_launcher
 
-from mcp_lambda.wire import stateless_meta
+from mcp_lambda.testing import KitError, McpTestClient
 from mcp_lambda_dev.businesses import known_businesses
 from mcp_lambda_dev.local.process import REPO, free_port, running_server
 
 pytestmark = pytest.mark.interop
 
 SERVER = [sys.executable, "-m", "mcp_lambda_dev.local.server"]
-META = stateless_meta()
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -80,17 +79,6 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], Any]:
         status, headers, raw = error.code, dict(error.headers), error.read()
     lowered = {name.lower(): value for name, value in headers.items()}
     return status, lowered, json.loads(raw) if raw else None
-
-
-def call_tool(url: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": META},
-    }
-    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
-    return post(url, body, headers)
 
 
 # --- start-up failures --------------------------------------------------------------------------------------
@@ -194,8 +182,8 @@ def test_a_business_no_manifest_describes_starts_saying_its_results_are_unchecke
     (tmp_path / "businesses" / "fresh" / "__init__.py").write_text(NO_MANIFEST)
     output = tmp_path / "out.log"
     with running_server("fresh", output=output, extra_path=[str(tmp_path)]) as url:
-        status, _, answer = call_tool(url, "hello", {})
-    assert status == 200 and answer["result"]["structuredContent"]["message"] == "hello"
+        answer = McpTestClient.over_http(url).call_tool("hello")
+    assert answer.structured_content["message"] == "hello"
     [started] = [line for line in output.read_text().splitlines() if line.startswith("MCP server for")]
     assert started.endswith(
         f"/mcp (no manifest: tool results are served unchecked; looked for {REPO / 'manifest' / 'fresh.yaml'})"
@@ -222,9 +210,10 @@ def test_the_local_log_is_one_compact_line_per_call_and_no_metrics(tmp_path: Pat
     output = tmp_path / "out.log"
     with running_server("demo", output=output, POWERTOOLS_LOG_LEVEL="INFO") as url:
         post(url, INITIALIZE)
-        call_tool(url, "search_products", {"keyword": "cup"})
-        call_tool(url, "search_products", {"keyword": "cup", "limit": "2"})
-        call_tool(url, "no_such_tool", {})
+        client = McpTestClient.over_http(url)
+        client.call_tool("search_products", {"keyword": "cup"})
+        client.call_tool("search_products", {"keyword": "cup", "limit": "2"})
+        client.rpc("tools/call", {"name": "no_such_tool", "arguments": {}})
     lines = output.read_text().splitlines()
     logged = [line for line in lines if LINE.match(line)]
 
@@ -246,7 +235,7 @@ def test_the_local_log_is_one_compact_line_per_call_and_no_metrics(tmp_path: Pat
 def test_log_format_json_prints_the_lambda_lines(tmp_path: Path) -> None:
     output = tmp_path / "out.log"
     with running_server("demo", output=output, POWERTOOLS_LOG_LEVEL="INFO", LOG_FORMAT="json") as url:
-        call_tool(url, "search_products", {"keyword": "cup"})
+        McpTestClient.over_http(url).call_tool("search_products", {"keyword": "cup"})
     records = [json.loads(line) for line in output.read_text().splitlines() if line.startswith("{")]
     events = [record.get("event") for record in records]
     assert "mcp_tool_call_started" in events and "mcp_tool_call_finished" in events
@@ -309,15 +298,15 @@ def test_reload_restarts_the_server_when_a_tool_changes(tmp_path: Path) -> None:
     with running_server(
         "hot", command=command, extra_path=[str(tmp_path)], MANIFEST_DIR=str(tmp_path)
     ) as url:
-        assert call_tool(url, "version", {})[2]["result"]["structuredContent"] == {"version": 1}
+        assert McpTestClient.over_http(url).call_tool("version").structured_content == {"version": 1}
         (package / "__init__.py").write_text(HOT.format(version=2))
         seen = None
         deadline = time.monotonic() + 60
         while seen != {"version": 2} and time.monotonic() < deadline:
             time.sleep(0.2)
             try:
-                seen = call_tool(url, "version", {})[2]["result"]["structuredContent"]
-            except OSError:  # restarting
+                seen = McpTestClient.over_http(url).call_tool("version").structured_content
+            except KitError:  # restarting: not reachable
                 continue
     assert seen == {"version": 2}
 
@@ -331,9 +320,9 @@ def test_serving_needs_no_dev_only_package() -> None:
     command = [sys.executable, "-c", BLOCKING_LAUNCHER]
     with running_server("demo", command=command) as url:
         initialized = post(url, INITIALIZE)
-        called = call_tool(url, "search_products", {"keyword": "cup"})
+        called = McpTestClient.over_http(url).call_tool("search_products", {"keyword": "cup"})
     assert initialized[0] == 200 and initialized[1]["mcp-session-id"]
-    assert called[0] == 200 and called[2]["result"]["structuredContent"]["entities"]
+    assert called.structured_content["entities"]
 
 
 def test_make_run_installs_only_the_runtime_and_make_test_the_rest(tmp_path: Path) -> None:

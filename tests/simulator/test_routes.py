@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from mcp_lambda.wire import STATELESS_REVISION
+from mcp_lambda.testing import McpTestClient
 
 pytestmark = pytest.mark.interop
-
-MODERN = STATELESS_REVISION
 
 
 def fetch(url: str, body: Any = None, headers: dict[str, str] | None = None, method: str | None = None):
@@ -25,33 +23,6 @@ def fetch(url: str, body: Any = None, headers: dict[str, str] | None = None, met
             return response.status, dict(response.headers.items()), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers.items()), error.read()
-
-
-def call_tool(base: str, name: str, arguments: dict[str, Any], request_id: str) -> dict[str, Any]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {
-            "name": name,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": MODERN,
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-    }
-    status, _, raw = fetch(f"{base}mcp", body, headers)
-    assert status == 200, raw
-    reply: dict[str, Any] = json.loads(raw)
-    return reply
 
 
 def test_the_page_and_its_files_are_served_with_a_no_network_policy(demo_url: str) -> None:
@@ -81,7 +52,12 @@ def test_a_foreign_host_or_origin_is_refused_like_on_mcp(demo_url: str) -> None:
 
 
 def test_the_report_of_a_real_call_and_its_log_lines(demo_url: str) -> None:
-    reply = call_tool(demo_url, "search_products", {"keyword": "cup"}, "routes-test-1")
+    client = McpTestClient.over_http(f"{demo_url}mcp")
+    called = client.rpc(
+        "tools/call", {"name": "search_products", "arguments": {"keyword": "cup"}}, request_id="routes-test-1"
+    )
+    assert called.status == 200, called.raw
+    reply = called.body
 
     status, _, raw = fetch(
         f"{demo_url}_sim/report",
