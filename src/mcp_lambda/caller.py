@@ -102,7 +102,7 @@ class Caller:
         """Whether the caller's token grants every one of `required`.
 
         Args:
-            required: Scope names as tools declare them (`@tool(scopes=[...])`).
+            required: Scope names as tools declare them (`@tool(access=Access(scopes=[...]))`).
 
         Returns:
             True when each is among `scopes`.

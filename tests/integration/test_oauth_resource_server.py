@@ -26,7 +26,7 @@ import businesses.demo as demo
 from businesses.conformance import BUSINESS as CONFORMANCE
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Access, Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.results import entities
 
 RESOURCE = "https://localhost/mcp"
@@ -363,7 +363,7 @@ def whoami(ctx: ToolContext) -> ToolResult:
     )
 
 
-@tool(description="Use to list nothing; needs a scope.", scopes=["orders:read"])
+@tool(description="Use to list nothing; needs a scope.", access=Access(scopes=["orders:read"]))
 def orders(ctx: ToolContext) -> ToolResult:
     return entities([])
 

@@ -19,14 +19,14 @@ from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
 from mcp_lambda.stores.quotas.dynamodb import DynamoDBQuotaStore
 from mcp_lambda.testing import Identity, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Business, CallLimits, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.options import Quota
 from mcp_lambda_dev.services import LocalService
 
 ALICE = Identity("alice")
 
 
-@tool(description="Use to quote a price. Three an hour per caller.", quota="3/hour")
+@tool(description="Use to quote a price. Three an hour per caller.", limits=CallLimits(quota="3/hour"))
 def quote(ctx: ToolContext) -> ToolResult:
     return execution_result({"price": 3})
 

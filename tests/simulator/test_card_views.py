@@ -26,7 +26,7 @@ import businesses
 from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolResult, entities, tool
+from mcp_lambda.tools import Access, Business, ToolResult, entities, tool
 from mcp_lambda.tools.cards import CardViews
 from mcp_lambda_dev.local.process import REPO
 from mcp_lambda_dev.simulator.routes import STATIC
@@ -330,7 +330,7 @@ def own_view_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             [{"entity_type": "route", "route_id": f"r-{origin}-{destination}", "title": "A route"}]
         )
 
-    @tool(description="The route card's Refresh button.", visibility=["app"])
+    @tool(description="The route card's Refresh button.", access=Access(visibility=["app"]))
     async def refresh_route(route_id: str) -> ToolResult:
         return entities([{"entity_type": "route", "route_id": route_id, "title": f"{route_id}, refreshed"}])
 

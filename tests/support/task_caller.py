@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_lambda.tools import Business, TaskConfig, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Access, Business, TaskConfig, ToolContext, ToolResult, execution_result, tool
 
 ISSUER = "https://issuer.example"
 
 
 @tool(
     description="Use to see who a task runs as.",
-    scopes=("reports:read",),
+    access=Access(scopes=("reports:read",)),
     task=TaskConfig(mode="optional"),
 )
 def whoami(ctx: ToolContext) -> ToolResult:

@@ -14,7 +14,7 @@ from mcp_lambda.auth import bearer_token
 from mcp_lambda.caller import bearer_challenge, principal_of, scopes_of
 from mcp_lambda.settings import Settings, SettingsError
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Access, Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 
 ISSUER = "https://idp.example"
@@ -105,7 +105,7 @@ def test_bearer_tokens_are_read_from_the_authorization_header(header: str | None
 # --- AUTH_MODE=apigateway: the HTTP API's JWT authorizer vouches --------------------------------------------
 
 
-@tool(description="Use to see who is calling.", scopes=["profile:read"])
+@tool(description="Use to see who is calling.", access=Access(scopes=["profile:read"]))
 def whoami(ctx: ToolContext) -> ToolResult:
     caller = ctx.caller
     return execution_result(
@@ -262,9 +262,9 @@ def test_an_unreachable_issuer_gets_503_with_retry_after_not_401() -> None:
 
 def test_tool_scopes_must_be_scope_names() -> None:
     with pytest.raises(ToolSignatureError, match="not one string"):
-        tool(name="t", description="x", scopes="orders:write")(lambda: None)  # type: ignore[arg-type]
+        tool(name="t", description="x", access=Access(scopes="orders:write"))(lambda: None)
     with pytest.raises(ToolSignatureError, match="scope names"):
-        tool(name="t", description="x", scopes=["orders write"])(lambda: None)
+        tool(name="t", description="x", access=Access(scopes=["orders write"]))(lambda: None)
 
 
 def test_a_protecting_mode_needs_an_issuer() -> None:

@@ -1,4 +1,4 @@
-"""`Business(card_views=...)` and `@tool(visibility=...)` are checked where they are written: at import for a
+"""`Business(card_views=...)` and `@tool(access=Access(visibility=...))` are checked where they are written: at import for a
 tool, at start for the views against the manifest (docs/cards.md)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from mcp_lambda.apps import CardViewError, CardViewSet
 from mcp_lambda.manifest import Manifest
-from mcp_lambda.tools import Business, ToolResult, entities, tool
+from mcp_lambda.tools import Access, Business, ToolResult, entities, tool
 from mcp_lambda.tools.cards import CardAction, CardViews
 from mcp_lambda.tools.errors import ToolSignatureError
 
@@ -37,7 +37,7 @@ async def show(thing_id: str) -> ToolResult:
     return entities([{"entity_type": "thing", "thing_id": thing_id, "title": "A thing"}])
 
 
-@tool(description="Pokes a thing from its card.", visibility=["app"])
+@tool(description="Pokes a thing from its card.", access=Access(visibility=["app"]))
 async def poke(thing_id: str) -> ToolResult:
     return entities([{"entity_type": "thing", "thing_id": thing_id, "title": "A poked thing"}])
 
@@ -138,11 +138,11 @@ def test_without_a_manifest_there_are_no_views_and_the_actions_wait_for_one() ->
 )
 def test_a_wrong_visibility_is_refused_at_import(visibility: Any, message: str) -> None:
     with pytest.raises(ToolSignatureError, match=message):
-        tool(description="x", name="x", visibility=visibility)(lambda: None)
+        tool(description="x", name="x", access=Access(visibility=visibility))(lambda: None)
 
 
 def test_visibility_is_kept_as_declared() -> None:
-    both = tool(description="x", name="x", visibility=["model", "app", "model"])(lambda: None)
+    both = tool(description="x", name="x", access=Access(visibility=["model", "app", "model"]))(lambda: None)
     assert both.visibility == ("model", "app") and both.model_visible
     assert poke.visibility == ("app",) and not poke.model_visible
     assert show.visibility is None and show.model_visible

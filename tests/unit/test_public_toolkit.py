@@ -15,8 +15,7 @@ BUSINESS_MODULES = sorted(path for tree in BUSINESS_TREES if tree.is_dir() for p
 PUBLIC = (
     "mcp_lambda.tools",
     "mcp_lambda.tools.errors",
-    "mcp_lambda.tools.cards",
-)  # the authoring API, the exceptions a tool catches, and the MCP Apps card views (docs/cards.md)
+)  # the authoring API and the exceptions a tool catches
 
 
 def _framework_imports(path: Path) -> list[tuple[int, str]]:
@@ -65,6 +64,9 @@ def test_every_exported_name_exists() -> None:
         "user",
         "assistant",
         "ResultCode",
+        "CardViews",
+        "CardAction",
+        "DynamoDBTable",
     ],
 )
 def test_the_toolkit_exports_what_a_business_needs(name: str) -> None:
@@ -73,8 +75,8 @@ def test_the_toolkit_exports_what_a_business_needs(name: str) -> None:
 
 def test_the_authoring_api_is_short_and_holds_no_engine_or_store() -> None:
     names = mcp_lambda.tools.__all__
-    assert len(names) <= 32, names
-    engine = [name for name in names if name.endswith(("Store", "Executor", "Calls", "Quotas", "Limits"))]
+    assert len(names) <= 36, names
+    engine = [name for name in names if name.endswith(("Store", "Executor", "Calls", "Quotas", "RateLimits"))]
     assert not engine, engine
     assert all(
         getattr(mcp_lambda.tools, name).__module__.startswith("mcp_lambda.")
@@ -94,5 +96,12 @@ def test_the_result_codes_are_one_enum_exported_in_full() -> None:
 def test_the_exceptions_a_tool_catches_are_in_tools_errors() -> None:
     import mcp_lambda.tools.errors as errors
 
-    for name in ("ToolSignatureError", "DownstreamUnavailable", "DeadlineExceeded", "SecretUnavailable"):
+    for name in (
+        "ToolSignatureError",
+        "DownstreamUnavailable",
+        "DeadlineExceeded",
+        "SecretUnavailable",
+        "ConditionFailed",
+        "StoreUnavailable",
+    ):
         assert name in errors.__all__ and hasattr(errors, name)

@@ -1,4 +1,4 @@
-"""`@tool(quota=...)`: per caller, per tool, in fixed windows aligned to the epoch, counted in the protection store;
+"""`@tool(limits=CallLimits(quota=...))`: per caller, per tool, in fixed windows aligned to the epoch, counted in the protection store;
 over it is error result 42900 with `retry_after_ms` and the quota, through the real handler (the public test kit)."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from mcp_lambda.stores.quotas import memory as quota_memory_module
 from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import (
     Business,
+    CallLimits,
     ExactlyOnce,
     TaskConfig,
     ToolAnnotations,
@@ -38,7 +39,7 @@ HOUR = 3600
 ALICE, BOB = Identity("alice"), Identity("bob")
 
 
-@tool(description="Use to quote a price. At most three a day per caller.", quota="3/day")
+@tool(description="Use to quote a price. At most three a day per caller.", limits=CallLimits(quota="3/day"))
 def quote(ctx: ToolContext) -> ToolResult:
     return execution_result({"price": 3})
 
@@ -48,17 +49,28 @@ def ping(ctx: ToolContext) -> ToolResult:
     return execution_result({"ok": True})
 
 
-@tool(description="Use to order. Two an hour per caller.", quota="2/hour", exactly_once=ExactlyOnce())
+@tool(
+    description="Use to order. Two an hour per caller.",
+    limits=CallLimits(quota="2/hour"),
+    exactly_once=ExactlyOnce(),
+)
 def order(ctx: ToolContext) -> ToolResult:
     return execution_result({"ordered": True})
 
 
-@tool(description="Use to build a report, as a task. One an hour.", quota="1/hour", task=TaskConfig())
+@tool(
+    description="Use to build a report, as a task. One an hour.",
+    limits=CallLimits(quota="1/hour"),
+    task=TaskConfig(),
+)
 def report(ctx: ToolContext) -> ToolResult:
     return execution_result({"report": "done"})
 
 
-@tool(description="Use to poll. Bursts of one a second, ten an hour.", rate_limit="1/second", quota="10/hour")
+@tool(
+    description="Use to poll. Bursts of one a second, ten an hour.",
+    limits=CallLimits(rate="1/second", quota="10/hour"),
+)
 def poll(ctx: ToolContext) -> ToolResult:
     return execution_result({"polled": True})
 
@@ -235,9 +247,11 @@ def test_tool_quotas_with_a_bad_rate_stops_the_start(rate: str) -> None:
 
 @pytest.mark.parametrize("rate", ["often", "5/fortnight", "-1/second", "0/hour", "1/second;5/minute", 5])
 def test_a_quota_that_is_not_one_rate_fails_at_import(rate: Any) -> None:
-    with pytest.raises(ToolSignatureError, match=r"tool 'bad': quota .* is not a rate such as '100/hour'"):
+    with pytest.raises(
+        ToolSignatureError, match=r"tool 'bad': limits.quota .* is not a rate such as '100/hour'"
+    ):
 
-        @tool(description="Use to test a bad quota.", quota=rate)
+        @tool(description="Use to test a bad quota.", limits=CallLimits(quota=rate))
         def bad(ctx: ToolContext) -> ToolResult:
             return execution_result({})
 
@@ -331,8 +345,8 @@ def test_a_quota_reads_the_limits_notation_as_limits_does(rate: str) -> None:
 def test_declaring_a_quota_imports_no_rate_library() -> None:
     source = (
         "import sys\n"
-        "from mcp_lambda.tools import Business, ToolContext, execution_result, tool\n"
-        "@tool(description='Use to test.', quota='5/hour')\n"
+        "from mcp_lambda.tools import Business, CallLimits, ToolContext, execution_result, tool\n"
+        "@tool(description='Use to test.', limits=CallLimits(quota='5/hour'))\n"
         "def capped(ctx: ToolContext):\n"
         "    return execution_result({})\n"
         "Business(name='capped', tools=[capped])\n"

@@ -1,4 +1,4 @@
-"""`@tool(rate_limit=...)`: per caller, per tool, per container; over the rate is error result 42900 with
+"""`@tool(limits=CallLimits(rate=...))`: per caller, per tool, per container; over the rate is error result 42900 with
 `retry_after_ms`, through the handler."""
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ from tests.support.handlers import build_handler
 
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
-from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import Business, CallLimits, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
 
 ALICE = {"jwt": {"claims": {"sub": "alice", "iss": "https://issuer.example"}}}
 BOB = {"jwt": {"claims": {"sub": "bob", "iss": "https://issuer.example"}}}
 
 
-@tool(description="Use to quote a price. Limited to two calls a minute per caller.", rate_limit="2/minute")
+@tool(
+    description="Use to quote a price. Limited to two calls a minute per caller.",
+    limits=CallLimits(rate="2/minute"),
+)
 def quote(ctx: ToolContext) -> ToolResult:
     return execution_result({"price": 3})
 
@@ -81,8 +84,8 @@ def test_each_container_counts_its_own_calls() -> None:
 
 @pytest.mark.parametrize("rate", ["often", "5/fortnight", "-1/second"])
 def test_a_rate_that_is_not_one_fails_at_import(rate: str) -> None:
-    with pytest.raises(ToolSignatureError, match="rate_limit"):
+    with pytest.raises(ToolSignatureError, match=r"limits\.rate"):
 
-        @tool(description="Use to test a bad rate.", rate_limit=rate)
+        @tool(description="Use to test a bad rate.", limits=CallLimits(rate=rate))
         def bad(ctx: ToolContext) -> ToolResult:
             return execution_result({})

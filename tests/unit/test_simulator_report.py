@@ -222,12 +222,15 @@ def test_without_log_lines_the_error_code_decides(demo: Simulation) -> None:
 def simulate_json(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """`make simulate FORMAT=json` for one call, as a person runs it."""
     import json
+    import os
     import subprocess
     import sys
+
+    from tests.support.processes import HANDLER_ENV
 
     done = subprocess.run(
         [sys.executable, "-m", "mcp_lambda_dev.simulate", "--business", "demo", "--tool", tool,
          "--args", json.dumps(arguments), "--format", "json"],
-        capture_output=True, text=True, check=False, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True, text=True, check=False, cwd=ROOT, env={**os.environ, **HANDLER_ENV},
+    )  # fmt: skip  # the repo's PYTHONPATH set here: the test passes under plain pytest as under make
     return json.loads(done.stdout)  # type: ignore[no-any-return]

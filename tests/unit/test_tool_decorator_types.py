@@ -192,7 +192,7 @@ def test_bad_task_configs_fail_at_decoration(task: TaskConfig, message: str) -> 
 # --- what a type checker sees ------------------------------------------------------------------------------------
 
 BUSINESS_FILE = '''
-from mcp_lambda.tools import ToolAnnotations, ToolContext, ToolResult, execution_result, tool
+from mcp_lambda.tools import CallLimits, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 
 
 @tool
@@ -204,8 +204,7 @@ def bare(count: int) -> ToolResult:
 @tool(
     description="Use to test.",
     annotations=ToolAnnotations(read_only=True),
-    rate_limit="5/second",
-    quota="100/hour",
+    limits=CallLimits(rate="5/second", quota="100/hour"),
 )
 def called(name: str, ctx: ToolContext, limit: int = 3) -> ToolResult:
     return execution_result({"name": name, "limit": limit})
@@ -223,7 +222,7 @@ def old_style(count: int) -> ToolResult:
     return execution_result({})
 
 
-@tool(description="Use to test.", quota=100)  # error: a quota is a string such as "100/hour"
+@tool(description="Use to test.", limits=CallLimits(quota=100))  # error: a quota is a string: "100/hour"
 def wrong_quota(count: int) -> ToolResult:
     return execution_result({})
 '''

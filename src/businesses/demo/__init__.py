@@ -10,8 +10,7 @@ as a task for clients that take tasks. Error codes are in `codes`. The contract 
 
 from pathlib import Path
 
-from mcp_lambda.tools import Business
-from mcp_lambda.tools.cards import CardAction, CardViews
+from mcp_lambda.tools import Business, CardAction, CardViews
 
 from .exports import export_trip_plan
 from .products import list_subscriptions, search_products, subscribe_product

@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from mcp_lambda.tools import (
+    Access,
+    CallLimits,
     ToolAnnotations,
     ToolContext,
     ToolResult,
@@ -109,10 +111,10 @@ async def search_products(
         open_world=False,
     ),
     safe_fields=("product_id", "alert", "target_price_yuan"),
-    scopes=["subscriptions:write"],
+    access=Access(scopes=["subscriptions:write"]),
     # Each caller may create 20 alerts an hour across every container (docs/protection.md#quotas); the 21st call
     # gets 42900 with retry_after_ms. TOOL_QUOTAS changes it without a code change.
-    quota="20/hour",
+    limits=CallLimits(quota="20/hour"),
 )
 def subscribe_product(
     product_id: ProductId,
@@ -180,7 +182,7 @@ def subscribe_product(
     annotations=ToolAnnotations(
         title="List my product alerts", read_only=True, idempotent=True, open_world=False
     ),
-    scopes=["subscriptions:read"],
+    access=Access(scopes=["subscriptions:read"]),
 )
 def list_subscriptions(ctx: ToolContext) -> ToolResult:
     mine = STORE.of(owner_of(ctx))

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_lambda.tools import ToolAnnotations, ToolContext, ToolResult, business_error, entities, tool
+from mcp_lambda.tools import Access, ToolAnnotations, ToolContext, ToolResult, business_error, entities, tool
 
 from . import codes
 from .places import MODE_HELP, PLACE_HELP, PlaceId, TravelMode, plan, route_of
@@ -112,7 +112,7 @@ TRAFFIC_SLOWDOWN = {"taxi": 0.25, "driving": 0.25, "transit": 0.0}
     ),
     annotations=ToolAnnotations(title="Refresh a route", read_only=True, open_world=False),
     safe_fields=("route_id",),
-    visibility=["app"],
+    access=Access(visibility=["app"]),
 )
 async def refresh_route(
     route_id: Annotated[str, Field(max_length=120, description="The route_id of the card's route.")],

@@ -180,7 +180,7 @@ def _action_problem(
     if spec.visibility is None or "app" not in spec.visibility:
         return (
             f"{where}: the '{widget}' action '{action.label}' calls '{action.tool}', which must be declared "
-            '@tool(visibility=["app"]) or ["model", "app"]'
+            '@tool(access=Access(visibility=["app"])) or ["model", "app"]'
         )
     fields = {name for entity in entities.values() for name in entity.fields}
     unknown = sorted(set(action.arguments.values()) - fields)

@@ -1,4 +1,4 @@
-"""Per-caller quotas across the fleet: `@tool(quota="100/hour")` counts each caller's calls of a tool in fixed
+"""Per-caller quotas across the fleet: `@tool(limits=CallLimits(quota="100/hour"))` counts each caller's calls of a tool in fixed
 windows aligned to the epoch, in a store every container shares (`PROTECTION_STORE`).
 
 A caller is `ctx.principal` (anonymous callers share one count), kept in a counter's key only as a SHA-256 hash,

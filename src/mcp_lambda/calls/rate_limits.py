@@ -1,4 +1,4 @@
-"""Rate protection for tools declared with `@tool(rate_limit="5/second")`: per caller principal, per tool, per
+"""Rate protection for tools declared with `@tool(limits=CallLimits(rate="5/second"))`: per caller principal, per tool, per
 container, counted by `limits` (moving window, in memory).
 
 A guard, not the limit: each Lambda container counts only the calls it serves, so N warm containers let up to N

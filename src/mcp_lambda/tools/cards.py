@@ -20,7 +20,7 @@ class CardAction:
     calls `refresh_route` with the card entity's `route_id` and shows the answer in the card.
 
     Args:
-        tool: The tool to call; its `@tool(visibility=...)` must include `"app"`.
+        tool: The tool to call; its `@tool(access=Access(visibility=...))` must include `"app"`.
         label: The button's text.
         arguments: Tool argument name -> the entity field whose value it takes (a field the model need not see).
     """

@@ -10,12 +10,15 @@ from typing import Any, overload
 from ..caller import SCOPE_TOKEN
 from .error_schema import admitting_errors
 from .options import (
+    Access,
+    CallLimits,
     ExactlyOnce,
     Quota,
     TaskConfig,
     ToolAnnotations,
     checked_visibility,
     exactly_once_fields,
+    grouped_options,
     parse_rate_limit,
     task_fields,
     wire_annotations,
@@ -44,12 +47,10 @@ def tool(
     output_schema: dict[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
-    scopes: Sequence[str] = (),
     exactly_once: bool | ExactlyOnce | None = None,
     task: TaskConfig | None = None,
-    rate_limit: str | None = None,
-    quota: str | None = None,
-    visibility: Sequence[str] | None = None,
+    limits: CallLimits | None = None,
+    access: Access | None = None,
 ) -> Callable[[Callable[P, R]], ToolSpec[P, R]]: ...
 
 
@@ -65,12 +66,11 @@ def tool(
     output_schema: dict[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
     safe_fields: tuple[str, ...] = (),
-    scopes: Sequence[str] = (),
     exactly_once: bool | ExactlyOnce | None = None,
     task: TaskConfig | None = None,
-    rate_limit: str | None = None,
-    quota: str | None = None,
-    visibility: Sequence[str] | None = None,
+    limits: CallLimits | None = None,
+    access: Access | None = None,
+    **deprecated: Any,
 ) -> ToolSpec[P, R] | Callable[[Callable[P, R]], ToolSpec[P, R]]:
     """Describe a function as a tool: `@tool` alone, or `@tool(...)` with the keywords below.
 
@@ -92,20 +92,13 @@ def tool(
             error object as well (docs/tools.md#error-results).
         meta: The tool's `_meta` in tools/list.
         safe_fields: Arguments whose values may appear in logs (all others are redacted).
-        scopes: OAuth scopes a caller must hold (AUTH_MODE jwt or apigateway) to see and call the tool; a call
-            without them gets 403 `insufficient_scope`.
         exactly_once: None: on for every tool that is not read-only; False: off; True or `ExactlyOnce()`: on;
             `ExactlyOnce(dedupe_window_seconds=60)`: also replays key-less calls with the same arguments.
         task: None: always answered at once; `TaskConfig(mode=..., before_start=...)`: may run as a task.
-        rate_limit: e.g. `"5/second"` (any `limits` notation): a caller over it gets error result 42900,
-            counted per caller and per container, behind the API's own throttling.
-        quota: e.g. `"100/hour"` ("N/period", one `limits` rate): at most N calls per caller principal
-            (anonymous callers share one count) in each window of the period, aligned to the epoch, counted by
-            every container together (`PROTECTION_STORE`); over it, error result 42900 with `retry_after_ms`
-            until the window ends. `TOOL_QUOTAS` overrides it without a code change. Checked after `rate_limit`.
-        visibility: Who may see and call the tool on an MCP Apps host (`_meta.ui.visibility`): None (both),
-            `["app"]` for a card action only the card's view calls (hidden from the model: a client that did not
-            declare the MCP Apps extension neither lists nor calls it), or `["model", "app"]` (docs/cards.md).
+        limits: How often a caller may call it: `CallLimits(rate="5/second", quota="100/hour")`.
+        access: Who may see and call it: `Access(scopes=["orders:write"], visibility=["app"])`.
+        **deprecated: `rate_limit=`, `quota=`, `scopes=`, `visibility=` (before `limits` and `access`): still
+            accepted in this release, with a DeprecationWarning.
 
     Returns:
         The ToolSpec (bare form), or a decorator that makes one (called form).
@@ -116,6 +109,7 @@ def tool(
 
     def wrap(func: Callable[P, R]) -> ToolSpec[P, R]:
         tool_name = name or func.__name__
+        limits_, access_ = grouped_options(tool_name, limits, access, deprecated)
         if not NAME_PATTERN.match(tool_name):
             raise ToolSignatureError(f"tool name '{tool_name}' must match {NAME_PATTERN.pattern}")
         text = (description or inspect.getdoc(func) or "").strip()
@@ -137,10 +131,10 @@ def tool(
         task_support, before_task = task_fields(tool_name, task)
         declared_once, window = exactly_once_fields(tool_name, exactly_once)
         _check_safe_fields(tool_name, safe_fields, accepted | set(schema.get("properties") or {}))
-        required_scopes = _checked_scopes(tool_name, scopes)
-        _check_rate(tool_name, "rate_limit", rate_limit, "5/second", parse_rate_limit)
-        _check_rate(tool_name, "quota", quota, "100/hour", Quota.parse)
-        declared_visibility = checked_visibility(tool_name, visibility)
+        required_scopes = _checked_scopes(tool_name, access_.scopes)
+        _check_rate(tool_name, "limits.rate", limits_.rate, "5/second", parse_rate_limit)
+        _check_rate(tool_name, "limits.quota", limits_.quota, "100/hour", Quota.parse)
+        declared_visibility = checked_visibility(tool_name, access_.visibility)
         return ToolSpec(
             name=tool_name,
             description=text,
@@ -161,8 +155,8 @@ def tool(
             scopes=required_scopes,
             task=task_support,
             before_task=before_task,
-            rate_limit=rate_limit,
-            quota=quota,
+            rate_limit=limits_.rate,
+            quota=limits_.quota,
             visibility=declared_visibility,
         )
 

@@ -5,7 +5,8 @@ from mcp_lambda.tools.errors import DownstreamUnavailable, DeadlineExceeded
 Every exception the framework raises derives from `McpLambdaError`, in one family each (`StartupError`,
 `StoreUnavailable`, `DownstreamError`, `ToolFailure`, `RequestRefused`). `ctx.http` raises `DownstreamUnavailable`
 (`CircuitOpen`), `DownstreamTimeout` and `ResponseTooLarge`; `ctx.platform_api` their `PlatformApiError`
-subclasses; `ctx.secret` `SecretUnavailable`. A tool that does not catch them gets the error result the framework's
+subclasses; `ctx.secret` `SecretUnavailable`; a business's `DynamoDBTable` `ConditionFailed` (a write's condition did
+not hold) and its own `StoreUnavailable`. A tool that does not catch them gets the error result the framework's
 table gives each (50300, 50400, 50020, ...).
 """
 
@@ -20,12 +21,14 @@ from ..downstream import (
 from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from ..platform_api import PlatformApiError, PlatformApiTimeout, PlatformApiUnavailable
 from ..secrets import SecretUnavailable
+from ..stores.table import ConditionFailed
 from .business import BusinessDefinitionError
 from .schema import ToolSignatureError
 
 __all__ = [
     "BusinessDefinitionError",
     "CircuitOpen",
+    "ConditionFailed",
     "DeadlineExceeded",
     "DownstreamError",
     "DownstreamTimeout",

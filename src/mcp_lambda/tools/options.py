@@ -1,8 +1,10 @@
-"""The small typed objects @tool takes: ToolAnnotations, ExactlyOnce and TaskConfig, and their checks."""
+"""The small typed objects @tool takes: ToolAnnotations, ExactlyOnce, TaskConfig, CallLimits and Access, and their
+checks."""
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -91,6 +93,89 @@ class TaskConfig:
     before_start: Callable[..., Any] | None = None
 
 
+@dataclass(frozen=True)
+class CallLimits:
+    """How often a caller may call the tool. Example: `@tool(limits=CallLimits(rate="5/second", quota="100/hour"))`.
+
+    Args:
+        rate: e.g. `"5/second"` (any `limits` notation): a caller over it gets error result 42900, counted per
+            caller and per container, behind the API's own throttling.
+        quota: e.g. `"100/hour"` ("N/period", one `limits` rate): at most N calls per caller principal
+            (anonymous callers share one count) in each window of the period, aligned to the epoch, counted by
+            every container together (`PROTECTION_STORE`); over it, error result 42900 with `retry_after_ms`
+            until the window ends. `TOOL_QUOTAS` overrides it without a code change. Checked after `rate`.
+    """
+
+    rate: str | None = None
+    quota: str | None = None
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may see and call the tool. Example: `@tool(access=Access(scopes=["orders:write"]))`.
+
+    Args:
+        scopes: OAuth scopes a caller must hold (AUTH_MODE jwt or apigateway) to see and call the tool; a call
+            without them gets 403 `insufficient_scope`.
+        visibility: Who may see and call the tool on an MCP Apps host (`_meta.ui.visibility`): None (both),
+            `["app"]` for a card action only the card's view calls (hidden from the model: a client that did not
+            declare the MCP Apps extension neither lists nor calls it), or `["model", "app"]` (docs/cards.md).
+    """
+
+    scopes: Sequence[str] = ()
+    visibility: Sequence[str] | None = None
+
+
+# The keywords `@tool` grouped in 0.1.0 (issue 38), still accepted for one release with a DeprecationWarning.
+GROUPED_KEYWORDS = {
+    "rate_limit": ("limits", "CallLimits(rate=...)"),
+    "quota": ("limits", "CallLimits(quota=...)"),
+    "scopes": ("access", "Access(scopes=...)"),
+    "visibility": ("access", "Access(visibility=...)"),
+}
+
+
+def grouped_options(
+    tool_name: str, limits: object, access: object, old: dict[str, Any]
+) -> tuple[CallLimits, Access]:
+    """`limits` and `access` as given, or built from the old keywords (`quota=`, ...) with a DeprecationWarning.
+
+    Args:
+        tool_name: The tool, for the messages.
+        limits: The `limits` keyword (None: not given).
+        access: The `access` keyword (None: not given).
+        old: Any other keywords `@tool` was given.
+
+    Returns:
+        The limits and the access rules.
+
+    Raises:
+        TypeError: A keyword `@tool` never had.
+        ToolSignatureError: `limits`/`access` of the wrong type, or given together with an old spelling.
+    """
+    unknown = [keyword for keyword in old if keyword not in GROUPED_KEYWORDS]
+    if unknown:
+        raise TypeError(f"tool() got an unexpected keyword argument {unknown[0]!r}")
+    for keyword in old:
+        group, spelling = GROUPED_KEYWORDS[keyword]
+        if (limits if group == "limits" else access) is not None:
+            raise ToolSignatureError(f"tool '{tool_name}': give {keyword} inside {group}=, not beside it")
+        warnings.warn(
+            f"@tool({keyword}=...) is deprecated and goes in the next release: use {group}={spelling}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    if limits is None:
+        limits = CallLimits(rate=old.get("rate_limit"), quota=old.get("quota"))
+    if access is None:
+        access = Access(scopes=old.get("scopes", ()), visibility=old.get("visibility"))
+    if not isinstance(limits, CallLimits):
+        raise ToolSignatureError(f"tool '{tool_name}': limits must be a CallLimits(rate=..., quota=...)")
+    if not isinstance(access, Access):
+        raise ToolSignatureError(f"tool '{tool_name}': access must be an Access(scopes=..., visibility=...)")
+    return limits, access
+
+
 def wire_annotations(tool_name: str, annotations: object) -> dict[str, Any] | None:
     """The wire `annotations` of a tool, after checking each declared hint's type.
 
@@ -149,7 +234,7 @@ def task_fields(tool_name: str, task: object) -> tuple[TaskSupport, Callable[...
 
 
 def checked_visibility(tool_name: str, visibility: object) -> tuple[str, ...] | None:
-    """`@tool(visibility=...)` as the spec keeps it: None (not declared: model and app) or a tuple of values.
+    """`@tool(access=Access(visibility=...))` as the spec keeps it: None (not declared: model and app) or a tuple of values.
 
     Raises:
         ToolSignatureError: not a list of "model" / "app", empty, or one string.

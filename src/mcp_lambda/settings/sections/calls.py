@@ -96,7 +96,7 @@ class OutboundSection(BaseModel):
     )
     tool_quotas: Annotated[dict[str, str | None] | None, NoDecode] = Field(
         None,
-        description="a JSON object overriding the tools' `quota=` without a code change: tool name → "
+        description="a JSON object overriding the tools' `CallLimits(quota=...)` without a code change: tool name → "
         '`"N/period"` (e.g. `{"subscribe_product": "50/hour"}`), or `null` to switch a tool\'s quota off; '
         "a bad rate or a tool the business does not have stops the start; template `ToolQuotas`",
     )
