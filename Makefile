@@ -50,25 +50,25 @@ unit: venv ## fast unit tests only
 	$(PY) -m pytest -q -rs tests/unit $(PYTEST_ARGS)
 
 lint: venv ## ruff + mypy (strict over every business) + the import-graph check (layers, no cycles) + make validate and make checks (every business's stack)
-	$(VENV)/bin/ruff check src dev tests scripts bench
-	$(VENV)/bin/ruff format --check src dev tests scripts bench
+	$(VENV)/bin/ruff check src dev tests bench
+	$(VENV)/bin/ruff format --check src dev tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict src/businesses
-	$(PY) scripts/import_graph.py src
+	$(PY) -m mcp_lambda_tools.lint.import_graph src
 
 fmt: venv ## format the code
-	$(VENV)/bin/ruff format src dev tests scripts bench
-	$(VENV)/bin/ruff check --fix src dev tests scripts bench
+	$(VENV)/bin/ruff format src dev tests bench
+	$(VENV)/bin/ruff check --fix src dev tests bench
 
 bench: venv ## in-process latency through the Lambda handler vs a bare FastAPI+Mangum floor
 	$(PY) bench/bench.py
 
 events: venv ## record tests/businesses/BUSINESS/conversations.py to events/BUSINESS/ (its replay test compares with them)
-	$(PY) scripts/record_events.py $(BUSINESS)
+	$(PY) -m mcp_lambda_tools.suites.record_events $(BUSINESS)
 
 new-business: venv-run ## scaffold src/businesses/NAME, manifest/NAME.yaml, tests/businesses/NAME/ and events/NAME/
 	@[ -n "$(NAME)" ] || { echo "new-business: NAME is required, e.g. make new-business NAME=shop" >&2; exit 2; }
-	$(PY) scripts/new_business.py "$(NAME)"
+	$(PY) -m mcp_lambda_tools.scaffold.new_business "$(NAME)"
 
 clean: ## remove caches and build output
 	rm -rf .pytest_cache .mypy_cache .ruff_cache .aws-sam build

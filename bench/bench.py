@@ -542,10 +542,10 @@ def cold_section(runs: int) -> None:
     import shutil
     import tempfile
 
-    from scripts.manifest_compile import main as compile_manifests
-    from scripts.package_stage import stage
-    from scripts.skills_compile import main as compile_skills
-    from scripts.tool_schemas_compile import main as compile_tool_schemas
+    from mcp_lambda_tools.build.manifest_compile import main as compile_manifests
+    from mcp_lambda_tools.build.package_stage import stage
+    from mcp_lambda_tools.build.skills_compile import main as compile_skills
+    from mcp_lambda_tools.build.tool_schemas_compile import main as compile_tool_schemas
 
     say(
         f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
@@ -739,8 +739,8 @@ def package_section() -> None:
     and the size of the package .aws-sam/build holds, when one was built."""
     import tempfile
 
-    from scripts.package_check import problems
-    from scripts.package_stage import stage
+    from mcp_lambda_tools.build.package_check import problems
+    from mcp_lambda_tools.build.package_stage import stage
 
     say("Lambda package, business 'demo' (make build BUSINESS=demo):")
     with tempfile.TemporaryDirectory() as out:
@@ -752,8 +752,8 @@ def package_section() -> None:
     say(f"  {'src/ (all of it)':<28}{whole:>5} files {whole_size / 1e3:>8.1f} kB")
     built = REPO / ".aws-sam" / "build" / "McpFunction"
     if built.is_dir():
-        from scripts.package_size import CLOSURE, distribution
-        from scripts.package_size import size as entry_size
+        from mcp_lambda_tools.build.package_size import CLOSURE, distribution
+        from mcp_lambda_tools.build.package_size import size as entry_size
 
         sizes = {entry: entry_size(entry) for entry in built.iterdir()}
         ours = sum(n for entry, n in sizes.items() if distribution(entry) not in CLOSURE)

@@ -5,10 +5,10 @@
 .PHONY: manifest-lint manifest-lint-all simulate
 
 manifest-lint: venv-run ## lint MANIFEST=path (default: every manifest/*.yaml); exit 1 on any problem
-	$(PY) scripts/manifest_lint.py $(MANIFEST)
+	$(PY) -m mcp_lambda_tools.lint.manifest_lint $(MANIFEST)
 
 manifest-lint-all: venv-run
-	$(PY) scripts/manifest_lint.py
+	$(PY) -m mcp_lambda_tools.lint.manifest_lint
 
 # ARGS is JSON; it reaches the script through the environment so its quotes survive the shell.
 simulate: export SIMULATE_ARGS = $(or $(ARGS),{})
@@ -23,14 +23,14 @@ test: manifest-lint-all
 .PHONY: skill-lint skill
 
 skill-lint: venv-run ## check every business's skills against its tools and manifest (BUSINESS=x for one); exit 1 on any problem
-	$(PY) scripts/skill_lint.py $(if $(filter command line,$(origin BUSINESS)),$(BUSINESS))
+	$(PY) -m mcp_lambda_tools.lint.skill_lint $(if $(filter command line,$(origin BUSINESS)),$(BUSINESS))
 
 lint: skill-lint
 
 # SKILL=name (default: <business>-tools); FORCE=1 replaces a SKILL.md edited since the last draft.
 skill: venv-run ## draft BUSINESS's skill from its tools and manifest (src/businesses/BUSINESS/skills/); never overwrites edits
-	$(PY) scripts/skill_draft.py $(BUSINESS) $(if $(SKILL),--skill $(SKILL)) $(if $(FORCE),--force)
+	$(PY) -m mcp_lambda_tools.scaffold.skill_draft $(BUSINESS) $(if $(SKILL),--skill $(SKILL)) $(if $(FORCE),--force)
 
 # URL=https://... names the deployed endpoint (default: listing.yaml's url, else a {host} template).
 server-json: venv ## write build/BUSINESS.server.json for the MCP Registry and agent platforms, validated against the registry's schema
-	$(PY) scripts/server_json.py $(BUSINESS) $(if $(URL),--url $(URL))
+	$(PY) -m mcp_lambda_tools.deploy.server_json $(BUSINESS) $(if $(URL),--url $(URL))

@@ -10,7 +10,7 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
-# make build stages the function's code for one business here (scripts/package_stage.py): <business>/ and
+# make build stages the function's code for one business here (dev/mcp_lambda_tools/build/package_stage.py): <business>/ and
 # <business>.template.yaml, template.yaml with CodeUri pointing at it.
 STAGE_DIR := .aws-sam/stage
 # The main Makefile exports PYTHONPATH=src:dev:. for the app; SAM's own Python (and the pip that sam build runs)
@@ -23,13 +23,13 @@ $(SAM_VENV)/.installed: mk/deploy.mk
 	$(SAM_ENV) $(SAM_VENV)/bin/pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' 'cfn-lint==$(CFN_LINT_VERSION)'
 	touch $@
 
-# Each business's stack: template.yaml composed with its src/businesses/<name>/stack.yaml (scripts/stack_compose.py),
+# Each business's stack: template.yaml composed with its src/businesses/<name>/stack.yaml (dev/mcp_lambda_tools/deploy/stack_compose.py),
 # one template per business that has a fragment; make validate and make checks check them beside template.yaml.
 STACKS_DIR := .aws-sam/stacks
 .PHONY: stacks
 stacks: venv-run ## compose every business's stack (template.yaml + its stack.yaml) into .aws-sam/stacks/
 	rm -rf $(STACKS_DIR)
-	$(PY) scripts/stack_compose.py --all $(STACKS_DIR)
+	$(PY) -m mcp_lambda_tools.deploy.stack_compose --all $(STACKS_DIR)
 
 validate: $(SAM_VENV)/.installed stacks ## sam validate --lint + cfn-lint on template.yaml, every business's stack and deploy/*.yaml (offline, no AWS credentials)
 	@for template in template.yaml $(wildcard $(STACKS_DIR)/*.template.yaml); do \
@@ -43,7 +43,7 @@ validate: $(SAM_VENV)/.installed stacks ## sam validate --lint + cfn-lint on tem
 # beside their compiled modules.
 PRUNE := pydantic/v1 mcp_lambda/testing
 PACKAGE_LIMIT_MB ?= 16
-# What scripts/package_deps.py installed beyond the framework (PyJWT when the deploy parameters say AuthMode=jwt,
+# What dev/mcp_lambda_tools/build/package_deps.py installed beyond the framework (PyJWT when the deploy parameters say AuthMode=jwt,
 # the business's own requirements.txt) and the business's budget: package_size.py reports from it and make
 # deploy refuses AuthMode=jwt for a package built without PyJWT.
 BUILD_RECORD := $(BUILD_DIR)/package.json
@@ -56,7 +56,7 @@ export DEPLOY_PARAMS
 # installed into its package, and the framework's and the business's parts are sized apart. Its manifest is compiled to
 # JSON next to the code (MANIFEST_DIR=/var/task/manifest), so the function needs no PyYAML, and its tool input
 # schemas to businesses/<BUSINESS>/_tool_schemas.json (tools/list needs no JSON-schema generation); then
-# scripts/package_check.py fails the build if another business, a development-only module or a module importing
+# dev/mcp_lambda_tools/build/package_check.py fails the build if another business, a development-only module or a module importing
 # yaml is in the package, and the package size is printed.
 # sam build ships no .pyc, and /var/task is read-only: each cold start compiles every module it imports (about
 # half its import time). PYC=1 compiles them at build time instead, with the runtime's Python: ~45 % less cold
@@ -65,7 +65,7 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stac
 	@[ -z "$(JWT)" ] || { echo "build: JWT=1 is gone: PyJWT ships when the stack's AuthMode is jwt" \
 	  "(make build BUSINESS=$(BUSINESS) DEPLOY_PARAMS=\"AuthMode=jwt ...\", or samconfig.toml)" >&2; exit 2; }
 	rm -f $(BUILD_RECORD)
-	$(PY) scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)
+	$(PY) -m mcp_lambda_tools.build.package_stage $(BUSINESS) $(STAGE_DIR)
 	@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	[ -x "$$py" ] || py="$$(command -v python3.13 || true)"; \
 	[ -n "$$py" ] || { echo "build: Python 3.13 not found; run 'pyenv install $(LAMBDA_PYTHON)'" \
@@ -74,17 +74,17 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stac
 	PATH="$$(dirname "$$py"):$$PATH" $(SAM_ENV) $(SAM) build --template $(STAGE_DIR)/$(BUSINESS).template.yaml \
 	  --config-file $(CURDIR)/samconfig.toml --build-dir $(BUILD_DIR)
 	rm -rf $(BUILD_DIR)/McpFunction/manifest
-	$(PY) scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml
-	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
-	$(PY) scripts/skill_lint.py $(BUSINESS)
-	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
-	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
+	$(PY) -m mcp_lambda_tools.build.manifest_compile $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml
+	$(PY) -m mcp_lambda_tools.build.tool_schemas_compile $(BUILD_DIR)/McpFunction
+	$(PY) -m mcp_lambda_tools.lint.skill_lint $(BUSINESS)
+	$(PY) -m mcp_lambda_tools.build.skills_compile $(BUILD_DIR)/McpFunction
+	$(PY) -m mcp_lambda_tools.build.package_deps $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	  [ -x "$$py" ] || py="$$(command -v python3.13)"; \
 	  $(SAM_ENV) "$$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BUILD_DIR)/McpFunction)
-	$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)
-	$(PY) scripts/package_size.py $(BUILD_DIR)/McpFunction --record $(BUILD_RECORD) $(if $(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
+	$(PY) -m mcp_lambda_tools.build.package_check $(BUILD_DIR)/McpFunction --business $(BUSINESS)
+	$(PY) -m mcp_lambda_tools.build.package_size $(BUILD_DIR)/McpFunction --record $(BUILD_RECORD) $(if $(PYC),,--limit-mb $(PACKAGE_LIMIT_MB))
 
 # ARTIFACT_BUCKET and CFN_ROLE_ARN (both optional) are the pipeline's: the bucket and the CloudFormation execution
 # role of deploy/github-oidc.yaml (docs/pipeline.md). Without them SAM uses its managed bucket and your credentials.
@@ -92,11 +92,11 @@ deploy: ## sam deploy BUSINESS=x as stack mcp-x (run make build BUSINESS=x first
 	@[ -d src/businesses/$(BUSINESS) ] || { echo "deploy: src/businesses/$(BUSINESS) does not exist" >&2; exit 1; }
 	@[ -f $(BUILD_DIR)/McpFunction/manifest/$(BUSINESS).json ] || { \
 	  echo "deploy: the build is not for $(BUSINESS); run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
-	@$(PY) scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS) >/dev/null || { \
+	@$(PY) -m mcp_lambda_tools.build.package_check $(BUILD_DIR)/McpFunction --business $(BUSINESS) >/dev/null || { \
 	  echo "deploy: run 'make build BUSINESS=$(BUSINESS)' first" >&2; exit 1; }
-	@$(PY) scripts/package_deps.py $(BUILD_RECORD) --check-deploy || { \
+	@$(PY) -m mcp_lambda_tools.build.package_deps $(BUILD_RECORD) --check-deploy || { \
 	  echo "deploy: the build cannot serve this stack's configuration" >&2; exit 1; }
-	eval "set -- $$($(PY) scripts/package_deps.py --overrides)"; \
+	eval "set -- $$($(PY) -m mcp_lambda_tools.build.package_deps --overrides)"; \
 	$(SAM_ENV) $(SAM) deploy --template-file $(BUILD_DIR)/template.yaml --stack-name $(STACK) \
 	  --parameter-overrides BusinessName=$(BUSINESS) "$$@" \
 	  $(if $(ARTIFACT_BUCKET),--s3-bucket "$(ARTIFACT_BUCKET)" --s3-prefix "$(STACK)",--resolve-s3) \
@@ -121,7 +121,7 @@ SMOKE_OPTIONS = $(if $(URL),--url "$(URL)",--stack "$(STACK)") $(if $(ORIGIN),--
 
 smoke: venv-run ## check a deployed endpoint as a client would: URL=https://.../mcp or STACK=name [TOKEN ORIGIN TOOL ARGS TASK_TOOL TASK_ARGS]
 	@[ -n "$(URL)$(STACK)" ] || { echo "smoke: URL or STACK is required, e.g. make smoke URL=https://abc.execute-api.eu-west-1.amazonaws.com/mcp" >&2; exit 2; }
-	@$(if $(TOKEN),printf '%s' "$$TOKEN" | )$(PY) scripts/smoke.py $(SMOKE_OPTIONS) $(if $(TOKEN),--token-stdin)
+	@$(if $(TOKEN),printf '%s' "$$TOKEN" | )$(PY) -m mcp_lambda_tools.deploy.smoke $(SMOKE_OPTIONS) $(if $(TOKEN),--token-stdin)
 
 # The emergency rollback of a function's alias (docs/pipeline.md#rolling-back). STACK counts only when given (on
 # the command line or in the environment): mk/deploy.mk's default, mcp-$(BUSINESS), must not roll back by accident.
@@ -133,4 +133,4 @@ ROLLBACK_OPTIONS = $(if $(FUNCTION),--function "$(FUNCTION)",--stack "$(ROLLBACK
 
 rollback: venv-run ## point a function's alias back at its previous version: STACK=name or FUNCTION=name [ALIAS=live TO=n AFTER=time]
 	@[ -n "$(FUNCTION)$(ROLLBACK_STACK)" ] || { echo "rollback: STACK or FUNCTION is required, e.g. make rollback STACK=mcp-demo" >&2; exit 2; }
-	@$(PY) scripts/rollback_alias.py $(ROLLBACK_OPTIONS)
+	@$(PY) -m mcp_lambda_tools.deploy.rollback_alias $(ROLLBACK_OPTIONS)

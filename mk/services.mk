@@ -46,7 +46,7 @@ oauth-up: venv-run ## run the local OAuth/OIDC issuer at http://127.0.0.1:OAUTH_
 
 # Only the token reaches stdout, so TOKEN=$$(make -s token) works.
 token: venv-run ## print an access token for the make run server at HOST:PORT from its issuer (TOKEN_SUBJECT, TOKEN_SCOPE)
-	@$(PY) scripts/local_token.py http://$(HOST):$(PORT)/mcp --subject "$(TOKEN_SUBJECT)" $(if $(TOKEN_SCOPE),--scope "$(TOKEN_SCOPE)")
+	@$(PY) -m mcp_lambda_tools.suites.local_token http://$(HOST):$(PORT)/mcp --subject "$(TOKEN_SUBJECT)" $(if $(TOKEN_SCOPE),--scope "$(TOKEN_SCOPE)")
 
 # The deployed fleet on one machine: DynamoDB Local with the template's tables and SERVERS `make run` servers
 # (separate processes, like Lambda containers) sharing sessions, exactly-once records, tasks, breakers and quotas.
@@ -56,4 +56,4 @@ SERVERS ?= 2
 FLEET_PORT ?= 8080
 
 fleet: services-install venv-run ## run SERVERS (default 2) servers of BUSINESS on DynamoDB Local from FLEET_PORT (default 8080): one fleet, shared state
-	$(PY) scripts/fleet.py --business $(BUSINESS) --servers $(SERVERS) --port $(FLEET_PORT)
+	$(PY) -m mcp_lambda_tools.suites.fleet --business $(BUSINESS) --servers $(SERVERS) --port $(FLEET_PORT)

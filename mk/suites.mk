@@ -2,13 +2,13 @@
 # interop and replay targets, and the agent frameworks (`make test` runs them all).
 
 # The Node tools the interop and conformance tests drive: Node 22, the MCP Inspector CLI and the official
-# conformance suite, pinned in scripts/mcp_tools.py and installed from npm into ~/.cache/mcp-tools
+# conformance suite, pinned in dev/mcp_lambda_tools/suites/mcp_tools.py and installed from npm into ~/.cache/mcp-tools
 # (MCP_TOOLS_CACHE), one folder per package and version. The scripts also install them on first use.
 .PHONY: tools-install
 
 tools-install: ## install the pinned Node 22, MCP Inspector and conformance suite from npm (once)
 	@command -v npm >/dev/null || { echo "tools-install: npm (Node 20+) is required to fetch the pinned Node 22, MCP Inspector and conformance suite" >&2; exit 1; }
-	@$(PYTHON) scripts/mcp_tools.py install >/dev/null
+	@$(PYTHON) -m mcp_lambda_tools.suites.mcp_tools install >/dev/null
 
 test: tools-install
 
@@ -19,7 +19,7 @@ interop: tools-install
 .PHONY: conformance
 
 conformance: venv ## run the official MCP conformance suite (2026-07-28 and 2025-11-25) against the fixtures
-	$(PY) scripts/conformance.py
+	$(PY) -m mcp_lambda_tools.suites.conformance
 
 # Focused test targets for the endpoint core; `make test` already runs all of them.
 .PHONY: replay interop

@@ -19,7 +19,7 @@ def test_every_scored_scenario_passes(revision: str, tmp_path: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "scripts" / "conformance.py"),
+            str(ROOT / "dev" / "mcp_lambda_tools" / "suites" / "conformance.py"),
             "--revision",
             revision,
             "--out",

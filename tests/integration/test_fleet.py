@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from scripts import fleet
 
 from mcp_lambda.testing import FakeService, McpTestClient, fake_service
 from mcp_lambda_dev.services import LocalService
+from mcp_lambda_tools.suites import fleet
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """docs/auth.md's local token recipe, run for real: the local authorization server (oauth2-mock-server), a
-`make run` server with AUTH_MODE=jwt, and `scripts/local_token.py` as a command, whose token the server accepts.
+`make run` server with AUTH_MODE=jwt, and `dev/mcp_lambda_tools/suites/local_token.py` as a command, whose token the server accepts.
 
 Also the three frictions the page explains: a token is for one host name (the metadata's `resource` follows the
 Host header unless PUBLIC_URL is set), a server without AUTH_MODE=jwt has no metadata to get a token for, and the
@@ -29,10 +29,10 @@ META = modern_meta()
 
 
 def token_command(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python scripts/local_token.py URL ...`, as the page runs it (make token runs the same)."""
+    """`python dev/mcp_lambda_tools/suites/local_token.py URL ...`, as the page runs it (make token runs the same)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(ROOT / part) for part in ("src", "dev", "."))}
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "local_token.py"), url, *args],
+        [sys.executable, str(ROOT / "dev" / "mcp_lambda_tools" / "suites" / "local_token.py"), url, *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,4 +1,4 @@
-"""scripts/rollback_alias.py against moto server's Lambda, IAM and CloudFormation: a function with published
+"""dev/mcp_lambda_tools/deploy/rollback_alias.py against moto server's Lambda, IAM and CloudFormation: a function with published
 versions and an alias, moved back one version, to a chosen one, or not at all (nothing earlier, an unknown
 function); and `--stack`, resolved through a moto stack holding `McpFunction`; and `make rollback` itself."""
 
@@ -17,9 +17,9 @@ from typing import Any
 
 import boto3
 import pytest
-from scripts import rollback_alias
 
 from mcp_lambda_dev.services import LocalService
+from mcp_lambda_tools.deploy import rollback_alias
 
 ROOT = Path(__file__).resolve().parents[2]
 TRUST = {
@@ -136,7 +136,7 @@ def test_a_version_older_than_the_failed_deploy_is_left_alone(
 
 def test_an_unknown_function_exits_1_with_the_error_and_no_traceback(aws: str) -> None:
     done = subprocess.run(
-        [sys.executable, "scripts/rollback_alias.py", "--function", "mcp-nosuch-mcp"],
+        [sys.executable, "dev/mcp_lambda_tools/deploy/rollback_alias.py", "--function", "mcp-nosuch-mcp"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT / 'dev'}:{ROOT}"},
         capture_output=True,

@@ -14,11 +14,11 @@ from typing import Any
 
 import boto3
 import pytest
-from scripts.smoke import Smoke
-from scripts.smoke_client import CheckFailed, Endpoint, Skipped
 
 import businesses
 from mcp_lambda_dev.services import LocalService
+from mcp_lambda_tools.deploy.smoke import Smoke
+from mcp_lambda_tools.deploy.smoke_client import CheckFailed, Endpoint, Skipped
 
 CLINIC = """
     from mcp_lambda.tools import Business, ToolAnnotations, ToolResult, execution_result, tool

@@ -1,4 +1,4 @@
-"""Scenarios of the official conformance suite (`scripts/mcp-conformance`) at 2026-07-28.
+"""Scenarios of the official conformance suite (`dev/mcp_lambda_tools/suites/mcp-conformance`) at 2026-07-28.
 
 The runner installs Node 22 and the suite into ~/.cache/mcp-tools on first use (minutes on a clean CI
 machine), hence the long timeout. The full suite is `make conformance`; this runs the endpoint-core subset.
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from mcp_lambda_tools.suites import mcp_tools
+
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
-RUNNER = REPO / "scripts" / "mcp-conformance"
+RUNNER = mcp_tools.CONFORMANCE_RUNNER
 SCENARIOS = ["server-stateless", "tools-list", "dns-rebinding-protection"]
 # Checks that need the conformance business's fixture tools; the demo business is expected to fail only these.
 EXPECTED_FAILURES = Path(__file__).with_name("expected-failures-demo.yml")

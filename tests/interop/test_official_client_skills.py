@@ -22,8 +22,10 @@ import pytest
 from mcp import Client
 from mcp import types as mcp_types
 from pydantic import TypeAdapter
-from tests.interop.test_conformance import RUNNER
-from tests.interop.test_stdio import INSPECTOR, desktop_params
+from tests.support.stdio_desktop import desktop_params
+
+from mcp_lambda_tools.suites.mcp_tools import CONFORMANCE_RUNNER as RUNNER
+from mcp_lambda_tools.suites.mcp_tools import INSPECTOR
 
 pytestmark = pytest.mark.interop
 

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts import mcp_tools
 from tests.support.docs_blocks import shell_commands
+
+from mcp_lambda_tools.suites import mcp_tools
 
 pytestmark = pytest.mark.interop
 
 ROOT = Path(__file__).resolve().parents[2]
-INSPECTOR = ROOT / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
+INSPECTOR = mcp_tools.INSPECTOR  # the pinned Inspector CLI, installed from npm on first use
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MARKDOWN = "\n".join(path.read_text(encoding="utf-8") for path in DOCS)
 
@@ -122,7 +123,7 @@ def test_every_docs_curl_request_is_answered_as_it_says(server_url: str) -> None
 
 
 def test_the_docs_name_the_pinned_inspector() -> None:
-    # The docs' `npx` lines and scripts/mcp-inspect (what the tests run) are one version of the Inspector.
+    # The docs' `npx` lines and dev/mcp_lambda_tools/suites/mcp-inspect (what the tests run) are one version of the Inspector.
     named = set(re.findall(r"@modelcontextprotocol/inspector@([\w.-]+)", MARKDOWN))
     assert named == {mcp_tools.INSPECTOR_VERSION}
 
@@ -131,7 +132,7 @@ def test_the_docs_name_the_pinned_inspector() -> None:
 def test_the_docs_inspector_cli_command_lists_the_tools(server_url: str) -> None:
     if shutil.which("npm") is None:
         pytest.skip(
-            "npm is not on PATH: install Node 20+ with npm, and scripts/mcp-inspect installs the Inspector"
+            "npm is not on PATH: install Node 20+ with npm, and dev/mcp_lambda_tools/suites/mcp-inspect installs the Inspector"
         )
     [command] = [
         c

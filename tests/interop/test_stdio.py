@@ -17,34 +17,19 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from tests.support.stdio_desktop import desktop_env, desktop_params
 
 from mcp_lambda.wire import modern_meta
+from mcp_lambda_tools.suites.mcp_tools import INSPECTOR
 
 pytestmark = pytest.mark.interop
 
 REPO = Path(__file__).resolve().parents[2]
 NOISY_BUSINESSES = REPO / "tests" / "support" / "stdio_businesses"
 NOISE = ("noise from print", "noise from sys.__stdout__", "noise from fd 1", "noise from a child process")
-INSPECTOR = REPO / "scripts" / "mcp-inspect"  # the pinned Inspector CLI, installed from npm on first use
 ROUTE_ARGS = {"origin": "guomao", "destination": "capital_airport_t3"}
 EXPECTED_VERSION = {"auto": "2026-07-28", "2026-07-28": "2026-07-28", "legacy": "2025-11-25"}
 MODERN_META = modern_meta()
-
-
-def desktop_env(business: str, *extra_paths: Path) -> dict[str, str]:
-    """What a desktop client's config entry gives the process (the client adds only PATH, HOME and the like)."""
-    paths = [REPO / "src", REPO / "dev", *extra_paths]
-    return {"PYTHONPATH": os.pathsep.join(str(path) for path in paths), "BUSINESS": business}
-
-
-def desktop_params(cwd: Path, business: str = "demo", *extra_paths: Path) -> StdioServerParameters:
-    # sys.executable is the venv's python, by its absolute path: what the README's config entries name.
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "mcp_lambda_dev.stdio"],
-        env=desktop_env(business, *extra_paths),
-        cwd=cwd,
-    )
 
 
 async def _lists_and_calls(server: Any, mode: Any) -> dict[str, Any]:
@@ -293,7 +278,7 @@ def test_an_unknown_business_fails_in_one_line() -> None:
 
 needs_inspector = pytest.mark.skipif(
     shutil.which("npm") is None,
-    reason="npm is not on PATH: install Node 20+ with npm, and scripts/mcp-inspect installs the pinned Inspector",
+    reason="npm is not on PATH: install Node 20+ with npm, and dev/mcp_lambda_tools/suites/mcp-inspect installs the pinned Inspector",
 )
 
 

@@ -8,10 +8,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from scripts.record_events import load_script
 
 from mcp_lambda.testing.events import EVENTS_DIR
 from mcp_lambda.testing.replay import load_conversation
+from mcp_lambda_tools.suites.record_events import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 BUSINESS_TESTS = ROOT / "tests" / "businesses"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.simulator.test_browser import Page
+from tests.support.browser_page import Page
 
 pytestmark = pytest.mark.browser
 

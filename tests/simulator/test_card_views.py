@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts.new_business import planned
 from tests.support.handlers import build_handler
 
 import businesses
@@ -30,6 +29,7 @@ from mcp_lambda.tools import Access, Business, ToolResult, entities, tool
 from mcp_lambda.tools.cards import CardViews
 from mcp_lambda_dev.local.process import REPO
 from mcp_lambda_dev.simulator.routes import STATIC
+from mcp_lambda_tools.scaffold.new_business import planned
 
 pytestmark = pytest.mark.browser
 

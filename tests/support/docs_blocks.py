@@ -52,7 +52,7 @@ SAFE_COMMANDS: tuple[tuple[str, ...], ...] = (
     (".venv/bin/python", "-c"),
     ("python3", "-c"),
     (".venv/bin/python", "-m", "mcp_lambda_dev.simulate"),
-    (".venv/bin/python", "scripts/manifest_lint.py"),
+    (".venv/bin/python", "dev/mcp_lambda_tools/lint/manifest_lint.py"),
     ("curl",),
     ("echo",),
     ("printf",),

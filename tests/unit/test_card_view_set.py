@@ -99,7 +99,7 @@ def test_the_schema_in_the_generic_view_cannot_end_its_script(tmp_path: Path) ->
         ),
         (
             CardViews(actions={"thing_card": [CardAction("show", "Show")]}),
-            "must be declared @tool(visibility",
+            "must be declared @tool(access=Access(visibility",
         ),
         (
             CardViews(actions={"thing_card": [CardAction("poke", "Poke", {"thing_id": "secret_id"})]}),
@@ -152,7 +152,7 @@ def test_visibility_is_kept_as_declared() -> None:
 
 
 def test_the_generic_view_ships_in_the_staged_package(tmp_path: Path) -> None:
-    from scripts.package_stage import stage
+    from mcp_lambda_tools.build.package_stage import stage
 
     stage("demo", tmp_path)
     generic = tmp_path / "demo" / "mcp_lambda" / "apps" / "generic"

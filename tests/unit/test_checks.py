@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from scripts.stack_compose import main as compose_main
+
+from mcp_lambda_tools.deploy.stack_compose import main as compose_main
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS_MK = (ROOT / "mk" / "checks.mk").read_text()

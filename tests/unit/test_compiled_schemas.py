@@ -1,4 +1,4 @@
-"""Tool schemas compiled at build time (`scripts/tool_schemas_compile.py`, run by `make build`): a package with a
+"""Tool schemas compiled at build time (`dev/mcp_lambda_tools/build/tool_schemas_compile.py`, run by `make build`): a package with a
 current copy serves the same tools/list and validates calls the same, building each argument validator on the
 tool's first call (or before a SnapStart snapshot); a stale copy is ignored. Each case is a fresh process importing
 a copy of src/, as the Lambda package is built from it."""
@@ -82,7 +82,11 @@ def compiled_copy(tmp_path: Path) -> Path:
     src = tmp_path / "src"
     shutil.copytree(ROOT / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "tool_schemas_compile.py"), str(src)],
+        [
+            sys.executable,
+            str(ROOT / "dev" / "mcp_lambda_tools" / "build" / "tool_schemas_compile.py"),
+            str(src),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

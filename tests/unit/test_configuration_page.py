@@ -1,7 +1,7 @@
 """docs/configuration.md documents every variable the code reads: its settings table is the one
-scripts/settings_table.py generates from `Settings` today, `.env.example` names every setting, the business
+dev/mcp_lambda_tools/docs/settings_table.py generates from `Settings` today, `.env.example` names every setting, the business
 settings table lists the demo's own settings, and the hand-kept table of other variables lists exactly the names
-src/, dev/, scripts/ and bench/ read outside `Settings`."""
+src/, dev/ (the development tools among it) and bench/ read outside `Settings`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from pydantic.fields import FieldInfo
-from scripts.settings_table import BEGIN, END, page_with_table, settings_table, table_in_page
 
 from businesses.demo.settings import DemoSettings
 from mcp_lambda.settings import SECTIONS, Settings
+from mcp_lambda_tools.docs.settings_table import BEGIN, END, page_with_table, settings_table, table_in_page
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
@@ -67,7 +67,7 @@ def _first_column(section: str) -> list[str]:
 def names_read_by_code(root: Path) -> set[str]:
     """Every variable name the framework, the development tools and the scripts read by a literal name."""
     found: set[str] = set()
-    for folder in ("src/mcp_lambda", "dev", "scripts", "bench"):
+    for folder in ("src/mcp_lambda", "dev", "bench"):
         for path in (root / folder).rglob("*.py"):
             for match in READ.finditer(path.read_text(encoding="utf-8")):
                 found.add(match.group(1) or match.group(2))
@@ -77,7 +77,7 @@ def names_read_by_code(root: Path) -> set[str]:
 def test_the_settings_table_is_the_one_generated_from_settings() -> None:
     written = table_in_page(PAGE)
     assert written == settings_table(), (
-        "docs/configuration.md's settings table differs from Settings: run python scripts/settings_table.py --update"
+        "docs/configuration.md's settings table differs from Settings: run python dev/mcp_lambda_tools/docs/settings_table.py --update"
     )
     assert _first_column(written) == SETTINGS
 
@@ -138,8 +138,10 @@ def test_the_business_settings_table_lists_the_demos_settings() -> None:
 
 
 def test_the_scan_finds_a_new_variable(tmp_path: Path) -> None:
-    (tmp_path / "scripts").mkdir()
-    (tmp_path / "scripts" / "tool.py").write_text('import os\nX = os.environ.get("SOME_NEW_SWITCH")\n')
+    (tmp_path / "dev" / "mcp_lambda_tools").mkdir(parents=True)
+    (tmp_path / "dev" / "mcp_lambda_tools" / "tool.py").write_text(
+        'import os\nX = os.environ.get("SOME_NEW_SWITCH")\n'
+    )
     assert names_read_by_code(tmp_path) == {"SOME_NEW_SWITCH"}
 
 

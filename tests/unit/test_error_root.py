@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.settings.model.SettingsError": (StartupError, (ValueError,)),
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
-    "mcp_lambda_dev.services.ServiceError": (StartupError, (RuntimeError,)),
+    "mcp_lambda.testing.local_services.ServiceError": (StartupError, (RuntimeError,)),
     "mcp_lambda.apps.views.CardViewError": (StartupError, (ValueError,)),
     "mcp_lambda.skills.catalog.SkillError": (StartupError, ()),
     "mcp_lambda.skills.source.FrontmatterError": (StartupError, ()),

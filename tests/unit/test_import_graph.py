@@ -1,4 +1,4 @@
-"""The import-graph check of `make lint` (scripts/import_graph.py): the real tree is clean, and the check
+"""The import-graph check of `make lint` (dev/mcp_lambda_tools/lint/import_graph.py): the real tree is clean, and the check
 finds a cycle (TYPE_CHECKING imports included), an upward import and a sibling import in a tree made to have them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "import_graph.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "dev" / "mcp_lambda_tools" / "lint" / "import_graph.py"
 
 
 def _run(*roots: str) -> subprocess.CompletedProcess[str]:

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scripts.package_deps import conflicts, pins, requirement_lines
-from scripts.stack_compose import budget_mb, business_template, dump
 from tests.support.cloudformation import CloudFormationLoader
-from tests.unit.test_business_test_imports import forbidden_imports
+
+from mcp_lambda_tools.build.package_deps import conflicts, pins, requirement_lines
+from mcp_lambda_tools.deploy.stack_compose import budget_mb, business_template, dump
+from mcp_lambda_tools.lint.business_imports import forbidden_imports
 
 ROOT = Path(__file__).resolve().parents[2]
+TOOLS = ROOT / "dev" / "mcp_lambda_tools"
 BIN = Path(sys.executable).parent
 PACKAGE, MANIFEST, TESTS, EVENTS = (
     "src/businesses/shop",
@@ -39,13 +41,22 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         ROOT / "src" / "mcp_lambda", root / "src" / "mcp_lambda", ignore=shutil.ignore_patterns("__pycache__")
     )
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
-    done = _run(root, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", str(root))
+    done = _run(
+        root,
+        sys.executable,
+        str(TOOLS / "scaffold" / "new_business.py"),
+        "shop",
+        "--root",
+        str(root),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return root, done.stdout
 
 
 def _run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (root / "src", ROOT / "dev", ROOT))}
+    # The copy's test kit finds this checkout's DynamoDB Local, as make (which exports MCP_DDB_DIR) points it there.
+    env.setdefault("MCP_DDB_DIR", str(ROOT / ".cache" / "ddb"))
     return subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -107,7 +118,7 @@ def test_scaffold_passes_the_linters_of_make_lint(scaffolded: tuple[Path, str]) 
 
 def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]) -> None:
     root, _ = scaffolded
-    done = _run(root, sys.executable, str(ROOT / "scripts" / "manifest_lint.py"), MANIFEST)
+    done = _run(root, sys.executable, str(TOOLS / "lint" / "manifest_lint.py"), MANIFEST)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -116,14 +127,21 @@ def test_scaffold_drafts_a_skill_the_skill_lint_passes(scaffolded: tuple[Path, s
     skill = root / PACKAGE / "skills" / "shop-tools" / "SKILL.md"
     assert skill.read_text().startswith("---\nname: shop-tools\n")
     assert "drafted src/businesses/shop/skills/shop-tools/SKILL.md" in printed
-    done = _run(root, sys.executable, str(ROOT / "scripts" / "skill_lint.py"), "shop")
+    done = _run(root, sys.executable, str(TOOLS / "lint" / "skill_lint.py"), "shop")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_scaffold_lists_its_secrets_in_its_server_json(scaffolded: tuple[Path, str], tmp_path: Path) -> None:
     root, _ = scaffolded
     out = tmp_path / "shop.server.json"
-    done = _run(root, sys.executable, str(ROOT / "scripts" / "server_json.py"), "shop", "--out", str(out))
+    done = _run(
+        root,
+        sys.executable,
+        str(TOOLS / "deploy" / "server_json.py"),
+        "shop",
+        "--out",
+        str(out),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     published = json.loads(out.read_text())["_meta"]["io.modelcontextprotocol.registry/publisher-provided"]
     assert published["configuration"]["secrets"] and published["skills"] == ["skill://shop-tools/SKILL.md"]
@@ -179,14 +197,26 @@ def test_the_replay_test_is_the_one_liner(scaffolded: tuple[Path, str]) -> None:
 
 def test_scaffold_never_overwrites(scaffolded: tuple[Path, str]) -> None:
     root, _ = scaffolded
-    again = _run(root, sys.executable, str(ROOT / "scripts" / "new_business.py"), "shop", "--root", ".")
+    again = _run(
+        root,
+        sys.executable,
+        str(TOOLS / "scaffold" / "new_business.py"),
+        "shop",
+        "--root",
+        ".",
+    )
     assert again.returncode != 0 and "already exists" in again.stderr
 
 
 def test_a_name_a_fixture_business_has_is_refused(tmp_path: Path) -> None:
     (tmp_path / "dev" / "businesses" / "conformance").mkdir(parents=True)
     done = _run(
-        tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), "conformance", "--root", "."
+        tmp_path,
+        sys.executable,
+        str(TOOLS / "scaffold" / "new_business.py"),
+        "conformance",
+        "--root",
+        ".",
     )
     assert done.returncode != 0 and "dev/businesses/conformance already exists" in done.stderr
     assert not (tmp_path / "src").exists()
@@ -194,7 +224,14 @@ def test_a_name_a_fixture_business_has_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["Shop", "1shop", "my-shop", "class"])
 def test_a_name_that_is_not_a_package_name_is_refused(name: str, tmp_path: Path) -> None:
-    done = _run(tmp_path, sys.executable, str(ROOT / "scripts" / "new_business.py"), name, "--root", ".")
+    done = _run(
+        tmp_path,
+        sys.executable,
+        str(TOOLS / "scaffold" / "new_business.py"),
+        name,
+        "--root",
+        ".",
+    )
     assert done.returncode != 0 and "lower-case letters" in done.stderr
     assert not any(tmp_path.iterdir())
 

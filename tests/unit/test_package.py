@@ -10,15 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from scripts.manifest_compile import main as compile_manifests
-from scripts.package_check import DEV_ONLY, imported_modules, problems
-from scripts.package_check import main as check_main
-from scripts.package_stage import StageError, stage
-from scripts.skills_compile import main as compile_skills
-from scripts.tool_schemas_compile import main as compile_tool_schemas
 from tests.support.cloudformation import load_template
 
 from mcp_lambda.testing.apigateway import http_event
+from mcp_lambda_tools.build.manifest_compile import main as compile_manifests
+from mcp_lambda_tools.build.package_check import DEV_ONLY, imported_modules, problems
+from mcp_lambda_tools.build.package_check import main as check_main
+from mcp_lambda_tools.build.package_stage import StageError, stage
+from mcp_lambda_tools.build.skills_compile import main as compile_skills
+from mcp_lambda_tools.build.tool_schemas_compile import main as compile_tool_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHER_BUSINESS = '''"""A second business beside the demo: it must never reach the demo's package."""
@@ -234,14 +234,17 @@ def test_make_build_stages_one_business_and_checks_the_package_and_make_deploy_c
     build = make[make.index("\nbuild:") : make.index("\ndeploy:")]
     deploy = make[make.index("\ndeploy:") : make.index("\nsam:")]
 
-    assert "scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)" in build
+    assert "-m mcp_lambda_tools.build.package_stage $(BUSINESS) $(STAGE_DIR)" in build
     assert (
         "--template $(STAGE_DIR)/$(BUSINESS).template.yaml" in build
         and "--template template.yaml" not in build
     )
-    assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml" in build
-    check = "scripts/package_check.py $(BUILD_DIR)/McpFunction --business $(BUSINESS)"
-    assert build.index(check) < build.index("scripts/package_size.py"), (
+    assert (
+        "-m mcp_lambda_tools.build.manifest_compile $(BUILD_DIR)/McpFunction/manifest manifest/$(BUSINESS).yaml"
+        in build
+    )
+    check = "-m mcp_lambda_tools.build.package_check $(BUILD_DIR)/McpFunction --business $(BUSINESS)"
+    assert build.index(check) < build.index("-m mcp_lambda_tools.build.package_size"), (
         "checked after every step that adds files"
     )
     assert check in deploy

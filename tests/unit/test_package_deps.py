@@ -9,7 +9,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from scripts.package_deps import (
+
+from mcp_lambda_tools.build.package_deps import (
     DependencyError,
     auth_mode,
     conflicts,
@@ -19,8 +20,8 @@ from scripts.package_deps import (
     pins,
     prepare,
 )
-from scripts.package_deps import main as deps_main
-from scripts.package_size import main as size_main
+from mcp_lambda_tools.build.package_deps import main as deps_main
+from mcp_lambda_tools.build.package_size import main as size_main
 
 ROOT = Path(__file__).resolve().parents[2]
 FRAMEWORK = pins(ROOT / "src" / "requirements.txt")

@@ -1,5 +1,5 @@
 """The GitHub workflows call only make targets that exist, pin every action to a commit, keep `id-token: write`
-to the jobs that deploy; and the deploy matrix (scripts/businesses_matrix.py) finds the businesses that
+to the jobs that deploy; and the deploy matrix (dev/mcp_lambda_tools/deploy/businesses_matrix.py) finds the businesses that
 `make new-business` writes, as the local discovery (`known_businesses`) finds them."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 import yaml
-from scripts.businesses_matrix import businesses
-from scripts.businesses_matrix import main as matrix_main
 
 from mcp_lambda_dev.businesses import known_businesses
+from mcp_lambda_tools.deploy.businesses_matrix import businesses
+from mcp_lambda_tools.deploy.businesses_matrix import main as matrix_main
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -140,8 +140,7 @@ def test_the_matrix_is_the_repositorys_deployable_businesses() -> None:
 def test_the_matrix_finds_what_new_business_writes_as_the_discovery_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # new_business imports its sibling record_events
-    from new_business import scaffold
+    from mcp_lambda_tools.scaffold.new_business import scaffold
 
     (tmp_path / "src" / "businesses").mkdir(parents=True)
     (tmp_path / "src" / "businesses" / "__init__.py").write_bytes(

@@ -159,7 +159,7 @@ def test_a_business_without_recordings_gets_a_failing_case_that_says_how_to_reco
 
 
 def test_recording_the_demo_again_gives_the_saved_files_byte_for_byte(tmp_path: Path) -> None:
-    from scripts.record_events import load_script
+    from mcp_lambda_tools.suites.record_events import load_script
 
     demo = load_script("demo")
     assert demo is not None
@@ -188,7 +188,7 @@ def test_the_wire_check_rejects_an_unofficial_shape_and_is_skipped_without_mcp_t
 def test_make_events_for_a_business_without_a_conversation_file_says_what_to_write(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from scripts.record_events import main
+    from mcp_lambda_tools.suites.record_events import main
 
     assert main(["no_such_business"]) == 2
     assert "write tests/businesses/no_such_business/conversations.py" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""`make rollback`: what it hands scripts/rollback_alias.py, and that mk/deploy.mk's default STACK never counts (an
+"""`make rollback`: what it hands mcp_lambda_tools.deploy.rollback_alias, and that mk/deploy.mk's default STACK never counts (an
 emergency rollback names its stack)."""
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ def test_make_rollback_passes_stack_alias_version_and_time_to_the_script() -> No
     done = make("-n", "rollback", "STACK=mcp-shop", "ALIAS=beta", "TO=4", "AFTER=2026-12-02T06:00:00Z")
     command = done.stdout.splitlines()[-1].rstrip()
     assert command.endswith(
-        'scripts/rollback_alias.py --stack "mcp-shop" --alias "beta" --to "4" '
+        '-m mcp_lambda_tools.deploy.rollback_alias --stack "mcp-shop" --alias "beta" --to "4" '
         '--published-after "2026-12-02T06:00:00Z"'
     )
 
 
 def test_function_takes_the_place_of_the_stack() -> None:
     command = make("-n", "rollback", "FUNCTION=mcp-shop-mcp").stdout.splitlines()[-1].rstrip()
-    assert command.endswith('scripts/rollback_alias.py --function "mcp-shop-mcp"')
+    assert command.endswith('-m mcp_lambda_tools.deploy.rollback_alias --function "mcp-shop-mcp"')
 
 
 def test_without_stack_or_function_it_refuses_rather_than_roll_back_mcp_demo() -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scripts.server_json import SCHEMA, SCHEMA_URL, listing_of, main, problems_of, server_json
-
 from mcp_lambda.composition import load_business
+from mcp_lambda_tools.deploy.server_json import SCHEMA, SCHEMA_URL, listing_of, main, problems_of, server_json
 
 PUBLISHER = "io.modelcontextprotocol.registry/publisher-provided"
 

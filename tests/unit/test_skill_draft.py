@@ -5,11 +5,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from scripts.skill_draft import DRAFT_DIGEST, NEW_DRAFT, write_draft
-from scripts.skill_lint import facts_of
-
 from mcp_lambda.composition import load_business
 from mcp_lambda.skills.lint import lint_skills
+from mcp_lambda_tools.lint.skill_lint import facts_of
+from mcp_lambda_tools.scaffold.skill_draft import DRAFT_DIGEST, NEW_DRAFT, write_draft
 
 
 def test_the_draft_says_what_the_framework_knows_and_passes_the_lint(tmp_path: Path) -> None:

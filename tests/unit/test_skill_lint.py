@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripts.skill_lint import facts_of, lint_business
 
 from mcp_lambda.composition import load_business
 from mcp_lambda.skills.lint import BusinessFacts, SkillProblem, lint_skills
+from mcp_lambda_tools.lint.skill_lint import facts_of, lint_business
 
 FACTS = BusinessFacts(
     tools=frozenset({"search_routes", "export_trip_plan"}),

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from scripts.package_stage import stage
-from scripts.skills_compile import main as compile_skills
 
 from mcp_lambda.skills import COMPILED_INDEX, SkillError, load_catalog
 from mcp_lambda.skills.source import compile_index
+from mcp_lambda_tools.build.package_stage import stage
+from mcp_lambda_tools.build.skills_compile import main as compile_skills
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SKILLS = ROOT / "src" / "businesses" / "demo" / "skills"

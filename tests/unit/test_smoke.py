@@ -1,4 +1,4 @@
-"""scripts/smoke.py against a server that fails: a tiny HTTP server in the test answers like an MCP endpoint except
+"""dev/mcp_lambda_tools/deploy/smoke.py against a server that fails: a tiny HTTP server in the test answers like an MCP endpoint except
 where a test breaks it (HTTP 500, a body that is not JSON, a task that never ends, a 401 without a challenge); and
 the STACK path with a stubbed CloudFormation client."""
 
@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from scripts import smoke
-from scripts.smoke_client import CheckFailed, Skipped, pick_tool, stack_url
+
+from mcp_lambda_tools.deploy import smoke
+from mcp_lambda_tools.deploy.smoke_client import CheckFailed, Skipped, pick_tool, stack_url
 
 TOOL = {
     "name": "list_things",

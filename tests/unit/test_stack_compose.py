@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
-from scripts.stack_compose import (
+from tests.support.cloudformation import CloudFormationLoader as LongFormLoader
+from tests.support.cloudformation import load_template
+
+from mcp_lambda_tools.deploy.stack_compose import (
     DEFAULT_BUDGET_MB,
     CloudFormationLoader,
     ComposeError,
@@ -21,8 +24,6 @@ from scripts.stack_compose import (
     main,
     with_fragments,
 )
-from tests.support.cloudformation import CloudFormationLoader as LongFormLoader
-from tests.support.cloudformation import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"

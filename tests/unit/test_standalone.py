@@ -1,6 +1,6 @@
 """The suite stands on its own: nothing the tests, scripts or make targets run reads a folder beside the clone
 (a user's clone has none). What they need comes with the repository: the pinned npm tools of
-scripts/mcp_tools.py and the spec facts of tests/fixtures/spec/."""
+dev/mcp_lambda_tools/suites/mcp_tools.py and the spec facts of tests/fixtures/spec/."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCANNED = ("tests", "scripts", "mk", ".ci", "Makefile")
+SCANNED = ("tests", "dev/mcp_lambda_tools", "mk", ".ci", "Makefile")
 # The team's folder beside the clone. Its name is spelt apart here, so this file passes its own scan.
 SIBLING = "sha" + "red"
 # A sibling folder named by a path string, or built with pathlib (the parent joined with the folder's name).

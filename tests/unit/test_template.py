@@ -444,9 +444,12 @@ def test_lambda_requirements_cover_the_runtime_dependencies() -> None:
     assert "pyyaml" not in bundled and not bundled & jwt_only
     assert {"pyjwt", "cryptography"} <= jwt_only
     build = (ROOT / "mk" / "deploy.mk").read_text()
-    assert "scripts/manifest_compile.py $(BUILD_DIR)/McpFunction/manifest" in build
-    assert "scripts/package_deps.py" in build and "package_size.py" in build
-    assert "mk/requirements-jwt.txt" in (ROOT / "scripts" / "package_deps.py").read_text()
+    assert "-m mcp_lambda_tools.build.manifest_compile $(BUILD_DIR)/McpFunction/manifest" in build
+    assert "-m mcp_lambda_tools.build.package_deps" in build and "package_size.py" in build
+    assert (
+        "mk/requirements-jwt.txt"
+        in (ROOT / "dev" / "mcp_lambda_tools" / "build" / "package_deps.py").read_text()
+    )
 
 
 def test_snapstart_is_one_parameter_off_by_default_on_the_published_version_behind_the_alias(

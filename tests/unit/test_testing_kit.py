@@ -32,6 +32,7 @@ from mcp_lambda.testing import (
     shared_issuer,
 )
 from mcp_lambda.tools import (
+    Access,
     Business,
     TaskConfig,
     ToolAnnotations,
@@ -61,7 +62,9 @@ def echo(words: str, ctx: ToolContext) -> ToolResult:
 
 
 @tool(
-    description="Use to see who calls.", annotations=ToolAnnotations(read_only=True), scopes=["profile:read"]
+    description="Use to see who calls.",
+    annotations=ToolAnnotations(read_only=True),
+    access=Access(scopes=["profile:read"]),
 )
 def whoami(ctx: ToolContext) -> ToolResult:
     caller = ctx.caller

@@ -170,7 +170,7 @@ def test_no_code_compares_revisions_as_strings() -> None:
     root = Path(__file__).resolve().parents[2]
     found = [
         f"{path.relative_to(root)}:{number}"
-        for folder in ("src", "dev", "scripts", "tests", "bench")
+        for folder in ("src", "dev", "tests", "bench")
         for path in (root / folder).rglob("*.py")
         if path.name != Path(__file__).name
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

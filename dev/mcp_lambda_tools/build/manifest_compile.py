@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from scripts.manifest_lint import MANIFEST_DIR, lint
+from mcp_lambda_tools.lint.manifest_lint import MANIFEST_DIR, lint
 
 
 def main(argv: list[str] | None = None) -> int:

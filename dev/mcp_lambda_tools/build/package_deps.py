@@ -8,7 +8,7 @@
 - the business's own pins, `src/businesses/<name>/requirements.txt`, are installed into its package only, each an
   exact pin (`name==version`), none in conflict with the framework's pins (src/requirements.txt): a business pin
   of a framework package must be the framework's version, and what it pulls in is held to the framework's pins;
-- RECORD (JSON) says what was installed for which part and the business's budget, for scripts/package_size.py,
+- RECORD (JSON) says what was installed for which part and the business's budget, for dev/mcp_lambda_tools/build/package_size.py,
   and which auth mode the package serves, for `make deploy` (`--check-deploy RECORD`), which refuses to deploy
   `AuthMode=jwt` with a package built without PyJWT.
 
@@ -33,9 +33,9 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
-from scripts.stack_compose import budget_mb
+from mcp_lambda_tools.deploy.stack_compose import budget_mb
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 FRAMEWORK_REQUIREMENTS = REPO / "src" / "requirements.txt"
 JWT_REQUIREMENTS = REPO / "mk" / "requirements-jwt.txt"
 SAMCONFIG = REPO / "samconfig.toml"

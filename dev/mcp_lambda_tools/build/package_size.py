@@ -2,7 +2,7 @@
 
 Prints the unzipped size of what `sam build` produced and the part of it that is not the boto3 closure the
 Lambda Python runtime already has (boto3, botocore, s3transfer, jmespath, python-dateutil, six, urllib3), the
-largest entries first. With the build record of scripts/package_deps.py, the business's part (its code and what
+largest entries first. With the build record of dev/mcp_lambda_tools/build/package_deps.py, the business's part (its code and what
 its own requirements.txt added) and PyJWT's (AuthMode=jwt) are reported apart from the framework's.
 `--limit-mb` is the framework part's budget; the business part's is the record's (`Package.BudgetMb` of its
 stack.yaml). Exits 1 when a part is over its budget (in 10^6 bytes).
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", type=Path)
     parser.add_argument("--limit-mb", type=float, help="the framework part's budget")
-    parser.add_argument("--record", type=Path, help="scripts/package_deps.py's build record")
+    parser.add_argument("--record", type=Path, help="dev/mcp_lambda_tools/build/package_deps.py's build record")
     args = parser.parse_args(argv)
     record = json.loads(args.record.read_text(encoding="utf-8")) if args.record else None
     total = sum(size(entry) for entry in args.build.iterdir())

@@ -3,7 +3,7 @@
 Writes OUT/BUSINESS/, the function's code: `mcp_lambda/` without the development-only paths
 (`package_check.DEV_ONLY`), `businesses/__init__.py`, `businesses/BUSINESS/` (its `stack.yaml` and `requirements.txt` left out: they are
 the stack's and the build's) and `requirements.txt` (what sam build installs), and OUT/BUSINESS.template.yaml, the
-business's stack (template.yaml composed with its `stack.yaml`, scripts/stack_compose.py) with `CodeUri: src/`
+business's stack (template.yaml composed with its `stack.yaml`, dev/mcp_lambda_tools/deploy/stack_compose.py) with `CodeUri: src/`
 pointing at that directory. `make build BUSINESS=x` builds that template, so another business's code is never in
 the package.
 """
@@ -16,10 +16,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from scripts.package_check import DEV_ONLY
-from scripts.stack_compose import FRAGMENT, FUNCTION, ComposeError, business_template, dump
+from mcp_lambda_tools.build.package_check import DEV_ONLY
+from mcp_lambda_tools.deploy.stack_compose import FRAGMENT, FUNCTION, ComposeError, business_template, dump
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NAME = re.compile(r"[a-z][a-z0-9_]*")  # template.yaml's BusinessName pattern
 CODE_URI = "CodeUri: src/"
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "_tool_schemas.json")

@@ -6,8 +6,8 @@ businesses of `dev/businesses/` never deploy, so they are not looked at. Standar
 it before any virtualenv exists.
 
 Usage:
-    scripts/businesses_matrix.py                 ["demo", "shop"]
-    scripts/businesses_matrix.py --only shop     ["shop"] (exit 2 when there is no such business)
+    dev/mcp_lambda_tools/deploy/businesses_matrix.py                 ["demo", "shop"]
+    dev/mcp_lambda_tools/deploy/businesses_matrix.py --only shop     ["shop"] (exit 2 when there is no such business)
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def businesses(root: Path = ROOT) -> list[str]:

@@ -23,13 +23,13 @@ from typing import Any
 import jsonschema
 import yaml
 from pydantic_settings import BaseSettings
-from scripts.skill_lint import package_dir
 
 from mcp_lambda.tools import Business
 from mcp_lambda.wire import REVISIONS
 from mcp_lambda_dev.businesses import load_business
+from mcp_lambda_tools.lint.skill_lint import package_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = ROOT / "schemas" / "server.schema.2025-12-11.json"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PUBLISHER = "io.modelcontextprotocol.registry/publisher-provided"

@@ -13,7 +13,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from scripts.smoke_client import (
+from mcp_lambda_tools.deploy.smoke_client import (
     LEGACY,
     MODERN,
     SESSION,

@@ -1,4 +1,4 @@
-"""The client side of `scripts/smoke.py`: the endpoint through the one MCP client (`McpTestClient.over_http`, urllib
+"""The client side of `dev/mcp_lambda_tools/deploy/smoke.py`: the endpoint through the one MCP client (`McpTestClient.over_http`, urllib
 underneath, so it runs after `make venv-run`), the tool a smoke call picks, and a stack's `McpUrl` output."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `stack_compose.py BUSINESS OUT` writes OUT, the stack template of one business; `--all DIR` writes
 DIR/<business>.template.yaml for every business of `src/businesses/` that has a fragment (make lint checks those).
-`make build` composes the same way (scripts/package_stage.py).
+`make build` composes the same way (dev/mcp_lambda_tools/build/package_stage.py).
 
 The fragment is CloudFormation with one extra section. `Parameters`, `Conditions`, `Resources` and `Outputs` are
 added to the framework's; `Function` holds what the business adds to the framework's function: `Environment`
@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 TEMPLATE = REPO / "template.yaml"
 FRAGMENT = "stack.yaml"
 FUNCTION = "McpFunction"

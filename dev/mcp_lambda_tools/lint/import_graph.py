@@ -3,7 +3,7 @@
 Hand-written (stdlib `ast`, ~100 lines) because import-linter's contracts check layers between packages but not
 cycles between modules inside one package, and we want both, with `TYPE_CHECKING` imports counted as imports.
 
-Usage: python scripts/import_graph.py [ROOT ...]   (default: src) — exit 1 with one line per problem.
+Usage: python dev/mcp_lambda_tools/lint/import_graph.py [ROOT ...]   (default: src) — exit 1 with one line per problem.
 """
 
 from __future__ import annotations

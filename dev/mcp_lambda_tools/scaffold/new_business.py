@@ -1,6 +1,6 @@
 """`make new-business NAME=shop`: scaffold a business with its tests and its recorded conversations.
 
-Copies the template files under scripts/scaffold/ (every `<<name>>`, `<<title>>`, `<<Name>>` (CamelCase) and
+Copies the template files under dev/mcp_lambda_tools/scaffold/templates/ (every `<<name>>`, `<<title>>`, `<<Name>>` (CamelCase) and
 `<<NAME>>` (upper case) in a path or a file replaced): src/businesses/<name>/ (a list-card tool, a downstream tool
 using `ctx.http`, a setting and a declared secret, an exactly-once tool with a side effect kept in a store with a
 DynamoDB table of its own, a task-capable export; its settings model, its stack.yaml and its requirements.txt),
@@ -23,8 +23,8 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TEMPLATES = Path(__file__).resolve().parent / "scaffold"
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 SUFFIX = ".tmpl"
 
 
@@ -169,7 +169,7 @@ def record(name: str, root: Path) -> list[Path]:
     Returns:
         The event files written.
     """
-    import record_events  # beside this script (run as one); `planned` is importable without it
+    from mcp_lambda_tools.suites import record_events  # `planned` is importable without it
 
     # root/src first: the handler finds the manifest (and the business) beside the framework it imports from.
     sys.path[:0] = [str(root / "src"), str(root)]

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from scripts.skill_lint import MANIFEST_DIR, package_dir
 
 from mcp_lambda.manifest import parse_manifest
 from mcp_lambda.manifest.models import EntitySpec, FieldSpec, Manifest
 from mcp_lambda.tools import Business
 from mcp_lambda.tools.results import error_advice
 from mcp_lambda_dev.businesses import load_business
+from mcp_lambda_tools.lint.skill_lint import MANIFEST_DIR, package_dir
 
 DRAFT_DIGEST = ".draft.sha256"
 NEW_DRAFT = ".SKILL.draft.md"

@@ -17,13 +17,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "dev")]
 
 from mcp_lambda_dev.local.process import running_server  # noqa: E402
 
-# The pinned suite (scripts/mcp_tools.py), installed from npm on first use.
-SUITE = ROOT / "scripts" / "mcp-conformance"
+# The pinned suite (dev/mcp_lambda_tools/suites/mcp_tools.py), installed from npm on first use.
+SUITE = ROOT / "dev" / "mcp_lambda_tools" / "suites" / "mcp-conformance"
 EXPECTED = {"2025-11-25": ROOT / "tests" / "conformance" / "expected-failures-2025-11-25.yml"}
 # Unscored extension scenarios held to the same bar: every check passes (a harness SKIPPED is not a failure).
 SERVED_EXTENSIONS = {"2026-07-28": ("tasks-", "sep-2640-")}

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT / "dev") not in sys.path:  # run as a script: the dev package sits beside scripts/
+REPO_ROOT = Path(__file__).resolve().parents[3]
+if str(REPO_ROOT / "dev") not in sys.path:  # run as a file: the dev folder holds this package
     sys.path.insert(0, str(REPO_ROOT / "dev"))
     sys.path.insert(0, str(REPO_ROOT))
 

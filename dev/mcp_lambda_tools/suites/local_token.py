@@ -9,7 +9,7 @@ the local server signs the user in at once, as the `login_hint` user. The token 
 Usage (the server must run with AUTH_MODE=jwt and AUTH_ISSUER set to a running local issuer):
     python -m mcp_lambda_dev.services oauth --port 9000                           # terminal 1: the issuer
     AUTH_MODE=jwt AUTH_ISSUER=http://127.0.0.1:9000 make run               # terminal 2: the MCP server
-    TOKEN=$(python scripts/local_token.py http://127.0.0.1:3000/mcp)       # terminal 3 (or: make token)
+    TOKEN=$(python dev/mcp_lambda_tools/suites/local_token.py http://127.0.0.1:3000/mcp)       # terminal 3 (or: make token)
 """
 
 from __future__ import annotations

@@ -5,14 +5,14 @@ own folder of the cache (`$MCP_TOOLS_CACHE`, default `~/.cache/mcp-tools`, share
 (Node 20+) has to be on PATH.
 
 Usage:
-    scripts/mcp_tools.py install                 install all three (`make test` does it first)
-    scripts/mcp_tools.py inspect ARGS...         the Inspector CLI: ARGS as after `npx ...inspector@V --cli`
-    scripts/mcp_tools.py conformance URL REVISION [OUTDIR] [flags...]
+    dev/mcp_lambda_tools/suites/mcp_tools.py install                 install all three (`make test` does it first)
+    dev/mcp_lambda_tools/suites/mcp_tools.py inspect ARGS...         the Inspector CLI: ARGS as after `npx ...inspector@V --cli`
+    dev/mcp_lambda_tools/suites/mcp_tools.py conformance URL REVISION [OUTDIR] [flags...]
                                                  the suite's server side: the revision's whole requirement set,
                                                  or `--spec-version REVISION` when a `--scenario` is given
-    scripts/mcp_tools.py where                   the pinned versions and their folders, as JSON
+    dev/mcp_lambda_tools/suites/mcp_tools.py where                   the pinned versions and their folders, as JSON
 
-`scripts/mcp-inspect` and `scripts/mcp-conformance` are the same commands. Exit status is the tool's; 2 when a
+`dev/mcp_lambda_tools/suites/mcp-inspect` and `dev/mcp_lambda_tools/suites/mcp-conformance` are the same commands. Exit status is the tool's; 2 when a
 tool cannot be installed (the message says what to do).
 """
 
@@ -34,6 +34,9 @@ CONFORMANCE_VERSION = "0.2.0-alpha.12"
 INSPECTOR_JS = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 CONFORMANCE_JS = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 STAMP = ".installed"
+# The commands the tests and make run: the pinned Inspector CLI and conformance suite, installed on first use.
+INSPECTOR = Path(__file__).with_name("mcp-inspect")
+CONFORMANCE_RUNNER = Path(__file__).with_name("mcp-conformance")
 _NODE_OS = {"linux": "linux", "darwin": "darwin"}
 _NODE_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
 
@@ -82,7 +85,7 @@ def install(spec: str, path: list[str] | None = None) -> Path:
     if npm is None:
         raise ToolsUnavailable(
             f"npm is not on PATH, so {spec} cannot be installed: install Node 20+ with npm "
-            "(e.g. apt-get install nodejs npm), then run `make test` or scripts/mcp_tools.py install"
+            "(e.g. apt-get install nodejs npm), then run `make test` or dev/mcp_lambda_tools/suites/mcp_tools.py install"
         )
     folder.parent.mkdir(parents=True, exist_ok=True)
     with (folder.parent / ".lock").open("w") as lock:

@@ -7,7 +7,7 @@ NN_name.expected.json (its answer), minted ids replaced by `{{placeholders}}`. R
 behaviour change, then review the diff: the business's replay test (`replay_conversations("<x>")` in
 tests/businesses/<x>/) compares the handler's answers with these files.
 
-Usage: python scripts/record_events.py [BUSINESS]   (default: demo)
+Usage: python dev/mcp_lambda_tools/suites/record_events.py [BUSINESS]   (default: demo)
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def script_path(business: str, root: Path = REPO) -> Path:

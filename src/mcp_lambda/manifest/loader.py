@@ -1,7 +1,7 @@
 """Reading a manifest file: the document, then typed models, then the cross-field rules.
 
 Each tool and each entity is validated on its own, so one broken entry does not hide the problems of the others.
-The Lambda package holds `.json` files, the document compiled at build time (`scripts/manifest_compile.py`, run by
+The Lambda package holds `.json` files, the document compiled at build time (`dev/mcp_lambda_tools/build/manifest_compile.py`, run by
 `make build`), read with the json module. A `.yaml` file (the source, read by make run, the lint and the tests) is
 read by `yaml_source`, imported only then: it and PyYAML are not in the package.
 """

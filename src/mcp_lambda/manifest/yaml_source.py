@@ -1,7 +1,7 @@
 """A manifest's YAML source read into its document: syntax errors, keys given twice and each path's line.
 
 Imported by `loader.read_manifest` for a `.yaml` file only. The Lambda package ships the manifest compiled to JSON
-(`scripts/manifest_compile.py`), and neither this module nor PyYAML (`make build` leaves them out).
+(`dev/mcp_lambda_tools/build/manifest_compile.py`), and neither this module nor PyYAML (`make build` leaves them out).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class SkillProblem:
 
 @dataclass(frozen=True)
 class BusinessFacts:
-    """What the lint checks skills against (`scripts/skill_lint.py` gathers it from the business and its manifest).
+    """What the lint checks skills against (`dev/mcp_lambda_tools/lint/skill_lint.py` gathers it from the business and its manifest).
 
     Attributes:
         tools: The business's tool names.

@@ -6,8 +6,8 @@
             monkeypatch.setenv(name, value)
 
 The table gets the fragment's key schema, attributes and indexes under a fresh name, and is deleted afterwards.
-DynamoDB Local is the one `AWS_ENDPOINT_URL_DYNAMODB` names, else one this process starts (the repository's
-`mcp_lambda_dev.services`, installed by `make services-install`) and stops at exit.
+DynamoDB Local is the one `AWS_ENDPOINT_URL_DYNAMODB` names, else one this process starts (the jar
+`make services-install` installs; `local_services.py`) and stops at exit.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KitError
+from .local_services import dynamodb_local
 
 # boto3 needs a region and credentials even for DynamoDB Local; these never reach AWS.
 LOCAL_AWS = {
@@ -67,8 +68,7 @@ def dynamodb_local_url() -> str:
     with _LOCK:
         if not _STARTED:
             try:
-                services = importlib.import_module("mcp_lambda_dev.services")
-                service = services.dynamodb_local().start()
+                service = dynamodb_local().start()
             except (ImportError, RuntimeError) as exc:
                 raise KitError(
                     f"no DynamoDB Local: set AWS_ENDPOINT_URL_DYNAMODB or run make services-install ({exc})"

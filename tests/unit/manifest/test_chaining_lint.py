@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripts import manifest_lint
 
 from mcp_lambda.manifest.lint import NO_VISIBLE_ID, chaining_warnings
+from mcp_lambda_tools.lint import manifest_lint
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "manifest" / "demo.yaml"

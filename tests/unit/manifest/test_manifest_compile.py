@@ -25,7 +25,12 @@ ENV = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{ROOT / 'src'}:{ROOT 
 
 def compile_manifests(out: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "manifest_compile.py"), str(out), *map(str, paths)],
+        [
+            sys.executable,
+            str(ROOT / "dev" / "mcp_lambda_tools" / "build" / "manifest_compile.py"),
+            str(out),
+            *map(str, paths),
+        ],
         cwd=ROOT,
         env=ENV,
         capture_output=True,
@@ -73,7 +78,11 @@ def test_the_deployed_function_checks_results_against_the_compiled_manifest_with
         ROOT / "src" / "businesses", package / "businesses", ignore=shutil.ignore_patterns("__pycache__")
     )
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "skills_compile.py"), str(package)],
+        [
+            sys.executable,
+            str(ROOT / "dev" / "mcp_lambda_tools" / "build" / "skills_compile.py"),
+            str(package),
+        ],
         env=ENV,
         check=True,
         timeout=60,

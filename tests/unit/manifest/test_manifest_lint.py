@@ -92,7 +92,7 @@ def test_a_yaml_syntax_error_is_reported_alone_by_make_manifest_lint(tmp_path: P
     broken = tmp_path / "demo.yaml"  # named after a real business, whose four tools would all be "missing"
     broken.write_text("tools:\n  search_routes:\n    output: {kind: entities\n")
     done = subprocess.run(
-        [sys.executable, str(root / "scripts" / "manifest_lint.py"), str(broken)],
+        [sys.executable, str(root / "dev" / "mcp_lambda_tools" / "lint" / "manifest_lint.py"), str(broken)],
         capture_output=True,
         text=True,
         cwd=root,

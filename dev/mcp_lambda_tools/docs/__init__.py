@@ -1,0 +1,1 @@
+"""Generated documentation: the settings tables of docs/configuration.md."""

@@ -1,0 +1,1 @@
+"""Make lint and the business checks: the import graph, manifests, skills."""
