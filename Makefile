@@ -54,7 +54,7 @@ lint: venv ## ruff + mypy (strict over every business) + the import-graph check 
 	$(VENV)/bin/ruff format --check src dev tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict src/businesses
-	$(PY) -m mcp_lambda_tools.lint.import_graph src
+	$(PY) dev/mcp_lambda_tools/lint/import_graph.py src
 
 fmt: venv ## format the code
 	$(VENV)/bin/ruff format src dev tests bench

@@ -128,11 +128,21 @@ class DynamoDBTable(BudgetedClient):
         return response
 
     def key(self, value: str) -> dict[str, Any]:
-        """The `Key` of the record `value`."""
+        """The `Key` of the record `value`.
+
+        Args:
+            value: The record's key (a string, under `key_attribute`).
+
+        Returns:
+            The `Key` parameter of a DynamoDB item operation.
+        """
         return {self.key_attribute: {"S": value}}
 
     def put_new(self, item: dict[str, Any]) -> None:
         """Write `item` unless a record with its key exists (ids are never overwritten).
+
+        Args:
+            item: The item, in DynamoDB's attribute-value form, its key under `key_attribute`.
 
         Raises:
             ConditionFailed: A record with that key exists.
