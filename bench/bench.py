@@ -28,7 +28,7 @@ import sys
 import time
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -531,13 +531,10 @@ def cold_run(
     return json.loads(done.stderr.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def cold_section(runs: int) -> None:
-    """Import + first invocation in fresh processes, the two apps alternating; the manifest compiled to JSON
-    as `make build` ships it. .pyc caches are warm, as in a package built with `make build PYC=1` (a plain
-    `make build` ships none, and every cold start then compiles what it imports: about twice the time, for both).
-    The repo's own modules are compiled here first (PYTHONDONTWRITEBYTECODE would otherwise leave them uncached).
-    Two rows for us: a first tools/list, and a first tools/call (what a first request that runs a tool pays); the
-    last row is the floor with the collector paused as our handler pauses it (a comparison, never the floor)."""
+@contextlib.contextmanager
+def built_trees() -> Iterator[tuple[str, Path, Path]]:
+    """What `make build` ships, in a temporary directory: (the compiled manifests' directory, a copy of src/ with
+    the compiled tool schemas, the one-business package staged from it), every module compiled to .pyc."""
     import compileall
     import shutil
     import tempfile
@@ -547,10 +544,6 @@ def cold_section(runs: int) -> None:
     from scripts.skills_compile import main as compile_skills
     from scripts.tool_schemas_compile import main as compile_tool_schemas
 
-    say(
-        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
-    )
-    say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as manifests:
         # src/ as make build ships it: a copy with the compiled tool schemas beside each business's code.
         src = Path(manifests) / "src"
@@ -568,6 +561,21 @@ def cold_section(runs: int) -> None:
                 raise RuntimeError("cold start: the skills index did not compile")
         for tree in (src, staged, REPO / "dev"):
             compileall.compile_dir(tree, quiet=1)
+        yield manifests, src, staged
+
+
+def cold_section(runs: int) -> None:
+    """Import + first invocation in fresh processes, the two apps alternating; the manifest compiled to JSON
+    as `make build` ships it. .pyc caches are warm, as in a package built with `make build PYC=1` (a plain
+    `make build` ships none, and every cold start then compiles what it imports: about twice the time, for both).
+    The repo's own modules are compiled here first (PYTHONDONTWRITEBYTECODE would otherwise leave them uncached).
+    Two rows for us: a first tools/list, and a first tools/call (what a first request that runs a tool pays); the
+    last row is the floor with the collector paused as our handler pauses it (a comparison, never the floor)."""
+    say(
+        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
+    )
+    say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
+    with built_trees() as (manifests, src, staged):
         first_call = modern_event("tools/call", {"name": "search_products", "arguments": COLD_CALL})
         listing = modern_event("tools/list", {})
         cases = (

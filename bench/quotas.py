@@ -47,7 +47,7 @@ def capped(ctx: ToolContext) -> ToolResult:
 
 BUSINESS = Business(name="bench_quotas", tools=[plain, capped])
 CALLS = {
-    name: modern_event("tools/call", {"name": name, "arguments": {}}, name) for name in ("plain", "capped")
+    name: modern_event("tools/call", {"name": name, "arguments": {}}) for name in ("plain", "capped")
 }
 
 
