@@ -8,8 +8,8 @@
 BENCH_VENV ?= .venv-bench
 $(BENCH_VENV)/.installed: bench/requirements-peers.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/pip install --quiet --upgrade pip
-	$(BENCH_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet --upgrade pip
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
 	touch $@
 
 bench: services-install
@@ -35,7 +35,7 @@ bench-peers: venv $(BENCH_VENV)/.installed ## us beside the official SDK (sync, 
 bench: bench-peers
 
 bench-smoke: services-install venv $(BENCH_VENV)/.installed ## every bench once at a tiny size (CI): proves they run, measures nothing
-	$(PY) bench/bench.py --calls 50 --cold-runs 1
+	$(PY) bench/bench.py --calls 50 --cold-runs 1 --dynamodb-calls 5
 	$(PY) bench/manifest.py --runs 10
 	$(PY) bench/protection.py --calls 5
 	$(PY) bench/quotas.py --calls 50 --dynamodb-calls 5
