@@ -40,7 +40,12 @@ IMPLEMENTATIONS = {  # name -> its column's title
 }
 BASELINE = "sdk-async"
 LEGACY = "2025-11-25"
-WARM_CASES = ("tools/list (2026-07-28)", "tools/call (2026-07-28)", "tools/list (legacy)", "tools/call (legacy)")
+WARM_CASES = (
+    "tools/list (2026-07-28)",
+    "tools/call (2026-07-28)",
+    "tools/list (legacy)",
+    "tools/call (legacy)",
+)
 MODERN_ONLY = {"awslabs": ("tools/list (2026-07-28)", "tools/call (2026-07-28)")}  # cases it cannot answer
 BEGIN, END = "<!-- peers:begin (make bench writes this table) -->", "<!-- peers:end -->"
 
@@ -71,7 +76,9 @@ def spec_for(implementation: str, calls: int) -> dict[str, Any]:
     for name in MODERN_ONLY.get(implementation, ()):
         cases.pop(name)
     return {
-        "cold": modern_event("tools/list", {}) if implementation != "awslabs" else legacy_event("tools/list", {}),
+        "cold": modern_event("tools/list", {})
+        if implementation != "awslabs"
+        else legacy_event("tools/list", {}),
         "init": post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}, {}),
         "initialized": legacy_event("notifications/initialized", None, None),
         "cases": cases,
@@ -161,13 +168,17 @@ def measure(runner: Runner, rounds: int, cold_runs: int) -> dict[str, dict[str, 
 def table(found: dict[str, dict[str, Any]], about: str, calls: int, cold_runs: int) -> str:
     """The side-by-side table (Markdown), with the ratio of ours to the baseline."""
     names = list(IMPLEMENTATIONS)
-    head = "| metric | " + " | ".join(IMPLEMENTATIONS[n] for n in names) + f" | us / {IMPLEMENTATIONS[BASELINE]} |"
+    head = (
+        "| metric | "
+        + " | ".join(IMPLEMENTATIONS[n] for n in names)
+        + f" | us / {IMPLEMENTATIONS[BASELINE]} |"
+    )
     rows = [head, "|---" * (len(names) + 2) + "|"]
 
     def row(label: str, values: dict[str, float | None], unit: str, digits: int = 0) -> None:
         cells = [f"{values[n]:.{digits}f} {unit}" if values[n] is not None else "—" for n in names]
         ours, base = values["ours"], values[BASELINE]
-        ratio = f"{ours / base:.2f}×" if ours is not None and base else "—"
+        ratio = f"{ours / base:.2f}x" if ours is not None and base else "—"
         rows.append(f"| {label} | " + " | ".join(cells) + f" | {ratio} |")
 
     row(
@@ -177,7 +188,8 @@ def table(found: dict[str, dict[str, Any]], about: str, calls: int, cold_runs: i
     )
     for case in WARM_CASES:
         medians = {
-            n: statistics.median(found[n]["samples"][case]) if case in found[n]["samples"] else None for n in names
+            n: statistics.median(found[n]["samples"][case]) if case in found[n]["samples"] else None
+            for n in names
         }
         row(f"warm {case}, median", medians, "µs")
     for case in ("tools/call (2026-07-28)", "tools/call (legacy)"):
@@ -209,9 +221,13 @@ def write_between_markers(path: Path, text: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--peers-python", required=True, help="the interpreter of the venv that holds the peers")
+    parser.add_argument(
+        "--peers-python", required=True, help="the interpreter of the venv that holds the peers"
+    )
     parser.add_argument("--calls", type=int, default=3000, help="warm calls per case and implementation")
-    parser.add_argument("--rounds", type=int, default=3, help="warm processes per implementation, alternating")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="warm processes per implementation, alternating"
+    )
     parser.add_argument("--cold-runs", type=int, default=7)
     parser.add_argument("--write", type=Path, help="put the table between the peers markers of this file")
     args = parser.parse_args()

@@ -46,9 +46,7 @@ def capped(ctx: ToolContext) -> ToolResult:
 
 
 BUSINESS = Business(name="bench_quotas", tools=[plain, capped])
-CALLS = {
-    name: modern_event("tools/call", {"name": name, "arguments": {}}) for name in ("plain", "capped")
-}
+CALLS = {name: modern_event("tools/call", {"name": name, "arguments": {}}) for name in ("plain", "capped")}
 
 
 def handler_for(settings: Settings) -> Handler:

@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     saved = 0
     for unit in dropped:
         saved += tree_size(unit)
-        print(f"package_prune: {'would drop' if args.dry_run else 'dropped'} {unit.relative_to(args.package)}")
+        print(
+            f"package_prune: {'would drop' if args.dry_run else 'dropped'} {unit.relative_to(args.package)}"
+        )
         if not args.dry_run:
             shutil.rmtree(unit)
     print(f"package_prune: {len(dropped)} Powertools units never imported, {saved / 1e6:.2f} MB")

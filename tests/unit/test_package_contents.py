@@ -85,20 +85,28 @@ def _import_all(path: Path, names: list[str]) -> dict[str, str]:
         text=True,
         check=True,
         cwd=path,
-        env={"PATH": "/usr/bin:/bin", "POWERTOOLS_TRACE_DISABLED": "true", "MANIFEST_DIR": str(ROOT / "manifest")},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            "MANIFEST_DIR": str(ROOT / "manifest"),
+        },
     )
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
     return json.loads(line.removeprefix("RESULT "))  # type: ignore[no-any-return]
 
 
 def test_every_module_shipped_imports_with_the_package_alone(staged: Path) -> None:
-    names = sorted(name for name in shipped_modules(staged) if name != "mcp_lambda.handler")  # it builds the app
+    names = sorted(
+        name for name in shipped_modules(staged) if name != "mcp_lambda.handler"
+    )  # it builds the app
     assert _import_all(staged, names) == {}
 
 
 def test_the_powertools_units_pruned_are_never_imported_and_what_stays_imports(tmp_path: Path) -> None:
     package = tmp_path / "package"
-    shutil.copytree(ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing"))
+    shutil.copytree(
+        ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing")
+    )
     installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
     shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
     dropped = unused_units(package)
