@@ -1,14 +1,15 @@
 """One implementation of the peers bench (bench/peers.py), run in a fresh process by the interpreter of its venv.
 
-`peer_server.py cold|warm|size IMPLEMENTATION SPEC_FILE`: the standard library and the implementation only (the
-peers run from `.venv-bench`, which holds no code of ours). SPEC_FILE is JSON: the API Gateway events (`cold`,
+`peer_server.py cold|warm|size IMPLEMENTATION SPEC_FILE`: the standard library and the implementation only (run by
+`.venv-bench`'s interpreter; ours with the staged package and `.venv-bench/ours` on its path). SPEC_FILE is JSON: the API Gateway events (`cold`,
 `init`, `initialized` and one per warm case; legacy cases get the initialize answer's session id) and `calls`.
 
 - `cold`: import and build the handler, answer the cold event; prints {"import": s, "first": s}.
 - `warm`: the legacy handshake, then every case `calls` times in interleaved rounds of 50; prints each case's
   per-call µs and the process's peak RSS (KiB).
-- `size`: the installed size of what the implementation needs (its requirement closure in this venv, compiled
-  caches and the boto3 closure the Lambda runtime provides left out), in bytes.
+- `size` (a peer's): the installed size of what the implementation needs (its requirement closure in this venv,
+  compiled caches and the boto3 closure the Lambda runtime provides left out), in bytes; ours is measured by
+  bench/peers.py on the package as `make build` leaves it.
 
 The implementations: `ours` (mcp_lambda.handler, the demo business), `sdk-sync` and `sdk-async` (the official
 MCP Python SDK's MCPServer with a `def` or an `async def` tool, its streamable HTTP app in stateless JSON mode
@@ -32,7 +33,6 @@ from typing import Any
 RUNTIME_CLOSURE = {"boto3", "botocore", "s3transfer", "jmespath", "python-dateutil", "six", "urllib3"}
 # What each implementation installs: requirement names (with extras) as its package would hold them.
 REQUIREMENTS = {
-    "ours": [],  # read from src/requirements.txt by bench/peers.py and passed in the spec
     "sdk-sync": ["mcp", "mangum"],
     "sdk-async": ["mcp", "mangum"],
     "awslabs": ["awslabs.mcp-lambda-handler"],
@@ -222,7 +222,7 @@ def main() -> None:
     elif mode == "warm":
         out = warm(implementation, spec)
     else:
-        out = {"bytes": closure_size(spec.get("requirements") or REQUIREMENTS[implementation])}
+        out = {"bytes": closure_size(REQUIREMENTS[implementation])}
     sys.stderr.write("\n" + json.dumps(out) + "\n")
 
 

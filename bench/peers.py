@@ -1,13 +1,14 @@
 """`make bench-peers` (part of `make bench`): us beside the official MCP Python SDK and awslabs' mcp-lambda-handler.
 
 Every implementation answers the same API Gateway (HTTP API, payload 2.0) events in-process, each in fresh
-processes of its own interpreter (`bench/peer_server.py`): ours from .venv with the package `make build` stages,
-the peers from `.venv-bench` (PyPI's `mcp` and `awslabs.mcp-lambda-handler`, installed by the bench target, never
-into the runtime or the package). Measured in one run, the implementations alternating round by round so the
+processes of the same interpreter (`bench/peer_server.py`, `.venv-bench`'s): ours as the package `make build`
+stages, with `src/requirements.txt` installed apart (`.venv-bench/ours`: what the package holds, no development
+tool), the peers from `.venv-bench` itself (PyPI's `mcp` and `awslabs.mcp-lambda-handler`, installed by the bench
+target, never into the runtime or the package). Measured in one run, the implementations alternating round by round so the
 shared VM's drift falls on all of them: the cold start (import + first tools/list), warm tools/list and
 tools/call in both eras (2026-07-28 stateless, legacy 2025-11-25; awslabs' handler speaks only the legacy one), the
 peak RSS after the warm calls, and the installed size of what each needs (without the boto3 closure the Lambda
-runtime provides). The ratios are to the SDK's async handler, measured in the same run. `--write FILE` puts the
+runtime provides; ours as `make build` leaves it: the staged code and its dependencies, Powertools pruned). The ratios are to the SDK's async handler, measured in the same run. `--write FILE` puts the
 table between the `peers` markers of FILE (docs/performance.md). Our tool is the demo's manifest-checked
 `search_products`, theirs an echo. This is a measurement, not a test: it never fails on a slow figure.
 """
@@ -83,14 +84,7 @@ def spec_for(implementation: str, calls: int) -> dict[str, Any]:
         "initialized": legacy_event("notifications/initialized", None, None),
         "cases": cases,
         "calls": calls,
-        "requirements": requirement_names() if implementation == "ours" else None,
     }
-
-
-def requirement_names() -> list[str]:
-    """Our package's runtime requirements (src/requirements.txt, what `make build` installs)."""
-    lines = (REPO / "src" / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    return [line.split("==")[0].strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 class Runner:
@@ -98,6 +92,7 @@ class Runner:
 
     def __init__(self, peers_python: str, manifests: str, staged: Path, spec_dir: Path, calls: int) -> None:
         self.peers_python, self.manifests, self.staged = peers_python, manifests, staged
+        self.ours_site = Path(peers_python).absolute().parents[1] / "ours"  # mk/bench.mk installs it
         self.specs = {}
         for implementation in IMPLEMENTATIONS:
             path = spec_dir / f"{implementation}.json"
@@ -107,12 +102,12 @@ class Runner:
     def __call__(self, mode: str, implementation: str) -> Any:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
         if implementation == "ours":
-            python = sys.executable
-            # The staged package alone, as in Lambda; the manifest compiled as make build ships it.
-            env.update(PYTHONPATH=str(self.staged), MANIFEST_DIR=self.manifests, BUSINESS="demo")
+            # The staged package and its dependencies alone, as in Lambda; the manifest compiled as make build
+            # ships it.
+            path = os.pathsep.join([str(self.staged), str(self.ours_site)])
+            env.update(PYTHONPATH=path, MANIFEST_DIR=self.manifests, BUSINESS="demo")
             env.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-        else:
-            python = self.peers_python
+        python = self.peers_python
         done = subprocess.run(
             [python, str(SERVER), mode, implementation, str(self.specs[implementation])],
             env=env,
@@ -132,14 +127,14 @@ def versions(peers_python: str) -> str:
         "from importlib.metadata import version as v; import platform; "
         "print(platform.python_version(), v('mcp'), v('awslabs.mcp-lambda-handler'), v('mangum'))"
     )
-    peer_python, sdk, awslabs, mangum = subprocess.run(
+    peer_python, sdk, awslabs, mangum = subprocess.run(  # the interpreter every implementation runs on
         [peers_python, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.split()
     ours = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.M)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
         f"{platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} CPUs (load average "
-        f"{load:.1f} at the start); Python {platform.python_version()} (us), {peer_python} (peers); "
+        f"{load:.1f} at the start); Python {peer_python} for all; "
         f"mcp {sdk}, awslabs.mcp-lambda-handler {awslabs}, mangum {mangum}; "
         f"mcp-lambda-template {ours.group(1) if ours else '?'}"
     )
@@ -161,8 +156,27 @@ def measure(runner: Runner, rounds: int, cold_runs: int) -> dict[str, dict[str, 
                 found[name]["samples"].setdefault(case, []).extend(samples)
             found[name]["rss_kib"] = max(found[name]["rss_kib"], warm["rss_kib"])
     for name in IMPLEMENTATIONS:
-        found[name]["bytes"] = runner("size", name)["bytes"]
+        found[name]["bytes"] = package_bytes(runner) if name == "ours" else runner("size", name)["bytes"]
     return found
+
+
+def package_bytes(runner: Runner) -> int:
+    """Our package as `make build` leaves it, without the boto3 closure: the staged code and the dependencies in
+    one tree, the Powertools units nothing imports pruned (scripts/package_prune.py), no compiled caches."""
+    import shutil
+
+    from scripts.package_prune import unused_units
+    from scripts.package_size import parts
+
+    with tempfile.TemporaryDirectory() as out:
+        package = Path(out) / "package"
+        caches = shutil.ignore_patterns("__pycache__", "*.pyc", "*.c", "*.pyi")
+        shutil.copytree(runner.ours_site, package, ignore=caches)
+        shutil.copytree(runner.staged, package, ignore=caches, dirs_exist_ok=True)
+        for unit in unused_units(package):
+            shutil.rmtree(unit)
+        shutil.rmtree(package / "pydantic" / "v1", ignore_errors=True)  # mk/deploy.mk's PRUNE
+        return sum(parts(package, None)["framework"].values())
 
 
 def table(found: dict[str, dict[str, Any]], about: str, calls: int, cold_runs: int) -> str:

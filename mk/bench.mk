@@ -6,10 +6,14 @@
 # The peers (the official MCP Python SDK, awslabs' mcp-lambda-handler) live in a venv of their own, built from
 # PyPI by the bench targets: never in .venv, never in the package.
 BENCH_VENV ?= .venv-bench
-$(BENCH_VENV)/.installed: bench/requirements-peers.txt
+# Our runtime dependencies go into $(BENCH_VENV)/ours (what the package holds, no development tools) so that we
+# run beside the peers on the same interpreter with nothing more than the function has.
+$(BENCH_VENV)/.installed: bench/requirements-peers.txt src/requirements.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
 	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet --upgrade pip
 	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
+	rm -rf $(BENCH_VENV)/ours
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet --target $(BENCH_VENV)/ours -r src/requirements.txt
 	touch $@
 
 bench: services-install

@@ -108,6 +108,11 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             if key not in _RESERVED:
                 line[key] = value
         line["message"] = self._message(record)
+        # Powertools sets these two from the record's exception and the X-Ray variable, over any key so named:
+        # here, with neither, they are None, so gone.
+        line.pop("xray_trace_id", None)
+        if self.serialize_stacktrace:
+            line.pop("stack_trace", None)
         return self.serialize({key: value for key, value in line.items() if value is not None})
 
     def _message(self, record: logging.LogRecord) -> Any:
