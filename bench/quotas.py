@@ -28,7 +28,15 @@ from bench.bench import Handler, measure_interleaved, modern_event, p99  # noqa:
 from mcp_lambda.composition import build_runtime  # noqa: E402
 from mcp_lambda.lambda_adapter import lambda_handler  # noqa: E402
 from mcp_lambda.settings import Settings  # noqa: E402
-from mcp_lambda.tools import Business, ToolAnnotations, ToolContext, ToolResult, execution_result, tool  # noqa: E402
+from mcp_lambda.tools import (  # noqa: E402
+    Business,
+    CallLimits,
+    ToolAnnotations,
+    ToolContext,
+    ToolResult,
+    execution_result,
+    tool,
+)
 from mcp_lambda_dev import services  # noqa: E402
 
 HINTS = ToolAnnotations(read_only=True, open_world=False)
@@ -40,15 +48,18 @@ def plain(ctx: ToolContext) -> ToolResult:
     return execution_result({"price": 3})
 
 
-@tool(name="capped", description="Use to measure a call with a quota.", annotations=HINTS, quota=QUOTA)
+@tool(
+    name="capped",
+    description="Use to measure a call with a quota.",
+    annotations=HINTS,
+    limits=CallLimits(quota=QUOTA),
+)
 def capped(ctx: ToolContext) -> ToolResult:
     return execution_result({"price": 3})
 
 
 BUSINESS = Business(name="bench_quotas", tools=[plain, capped])
-CALLS = {
-    name: modern_event("tools/call", {"name": name, "arguments": {}}, name) for name in ("plain", "capped")
-}
+CALLS = {name: modern_event("tools/call", {"name": name, "arguments": {}}) for name in ("plain", "capped")}
 
 
 def handler_for(settings: Settings) -> Handler:
@@ -95,10 +106,10 @@ def dynamodb_section(calls: int) -> None:
     try:
         settings = Settings(business=BUSINESS.name, protection_store="dynamodb", protection_table=table)
         report(f"quota on DynamoDB Local ({endpoint})", handler_for(settings), calls)
-        # Every call counted, once: the warm-up's 100 and the measured ones, in the window's one item.
+        # Every call counted, once: the warm-up's and the measured ones, in the window's one item.
         items = client.scan(TableName=table, ConsistentRead=True)["Items"]
         counted = sum(int(item["count"]["N"]) for item in items)
-        bench.say(f"  UpdateItem writes per quota-checked call: {counted / (calls + 100):.2f}")
+        bench.say(f"  UpdateItem writes per quota-checked call: {counted / (calls + bench.WARM_UP):.2f}")
     finally:
         client.delete_table(TableName=table)
         if local is not None:
@@ -110,6 +121,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--dynamodb-calls", type=int, default=200)
     args = parser.parse_args()
+    bench.WARM_UP = min(bench.WARM_UP, args.calls, args.dynamodb_calls)
     warnings.filterwarnings("ignore")
     logging.getLogger("mcp_lambda").setLevel(logging.ERROR)  # the test business has no manifest to warn about
     bench.OUT = os.fdopen(os.dup(1), "w")

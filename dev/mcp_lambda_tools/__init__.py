@@ -15,7 +15,7 @@ runs each as a module (`$(PY) -m mcp_lambda_tools.build.package_check`). The pac
 - `docs`: generated documentation: the settings tables of docs/configuration.md.
 
 Where each script of the old flat `scripts/` folder went (a branch that adds a script there moves it the same
-  way):
+way; `package_prune.py` came in with issue 37's merge):
 
 scripts/package_stage.py         -> python -m mcp_lambda_tools.build.package_stage
 scripts/package_check.py         -> python -m mcp_lambda_tools.build.package_check
@@ -43,5 +43,6 @@ scripts/record_events.py         -> python -m mcp_lambda_tools.suites.record_eve
 scripts/mcp-conformance          -> dev/mcp_lambda_tools/suites/mcp-conformance
 scripts/mcp-inspect              -> dev/mcp_lambda_tools/suites/mcp-inspect
 scripts/settings_table.py        -> python -m mcp_lambda_tools.docs.settings_table
+scripts/package_prune.py         -> python -m mcp_lambda_tools.build.package_prune
 scripts/scaffold/                -> dev/mcp_lambda_tools/scaffold/templates/
 """

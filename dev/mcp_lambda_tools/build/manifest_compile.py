@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import yaml
+
 from mcp_lambda_tools.lint.manifest_lint import MANIFEST_DIR, lint
 
 

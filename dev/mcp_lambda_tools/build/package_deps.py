@@ -33,6 +33,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+
 from mcp_lambda_tools.deploy.stack_compose import budget_mb
 
 REPO = Path(__file__).resolve().parents[3]

@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", type=Path)
     parser.add_argument("--limit-mb", type=float, help="the framework part's budget")
-    parser.add_argument("--record", type=Path, help="dev/mcp_lambda_tools/build/package_deps.py's build record")
+    parser.add_argument(
+        "--record", type=Path, help="dev/mcp_lambda_tools/build/package_deps.py's build record"
+    )
     args = parser.parse_args(argv)
     record = json.loads(args.record.read_text(encoding="utf-8")) if args.record else None
     total = sum(size(entry) for entry in args.build.iterdir())
