@@ -17,7 +17,7 @@ import pytest
 
 import mcp_lambda
 import mcp_lambda_dev
-from mcp_lambda.downstream import HttpClient
+from mcp_lambda.downstream import EgressPolicy, HttpClient
 from mcp_lambda.errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from mcp_lambda.manifest import load_manifest
 from mcp_lambda.settings import Settings
@@ -166,7 +166,7 @@ def _closed_port() -> int:
         ),
         pytest.param(lambda tmp: Business(name="x", tools=["not a tool"]), id="a business"),  # type: ignore[list-item]
         pytest.param(
-            lambda tmp: HttpClient(max_attempts=1, timeout_seconds=1).get(
+            lambda tmp: HttpClient(max_attempts=1, timeout_seconds=1, egress=EgressPolicy(["127.0.0.1"])).get(
                 f"http://127.0.0.1:{_closed_port()}/"
             ),
             id="ctx.http",

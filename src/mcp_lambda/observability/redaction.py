@@ -1,35 +1,156 @@
-"""What never reaches a log line: secret values a tool has read (masked on every line), and argument values
-(summarized as shapes unless the tool declared a field safe)."""
+"""What never reaches a log line: credentials (masked on every line), and argument values (summarized as shapes
+unless the tool declared a field safe).
+
+Two kinds of credential are known here. A process's: every value `ctx.secret()` handed out (and every other value
+of the secret it came from, the platform AppSecret among them) and the framework's own keys, registered with
+`register_secret_value` and kept for the container's life. A request's: the caller's bearer token, known only
+while that request runs (`request_credentials`), and forgotten when it ends. Every log line passes through
+`redact` once, after serialization: one compiled pattern of all of them (longest first), or nothing at all when
+none is known. `credentials_in` finds them in any text (a tool's result, before it leaves).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 MASK = "***"
+# Shorter values are not masked: they would mask ordinary text.
+MIN_MASKED_CHARS = 4
 
-_SECRET_VALUES: set[str] = set()
+_LOCK = threading.Lock()
+# Every form of a process credential (as it is, JSON-escaped with and without ASCII escapes) -> the credential.
+_PROCESS_FORMS: dict[str, str] = {}
+_PROCESS_PATTERN: re.Pattern[str] | None = None
+_PROCESS_VERSION = 0  # bumped with every new process credential: a request's pattern is rebuilt after it
+
+
+class _RequestCredentials:
+    """One request's credentials, and the pattern of them and the process's (built when first needed)."""
+
+    __slots__ = ("forms", "pattern", "version")
+
+    def __init__(self, forms: dict[str, str]) -> None:
+        self.forms = forms
+        self.pattern: re.Pattern[str] | None = None
+        self.version = -1
+
+    def compiled(self) -> tuple[re.Pattern[str] | None, Mapping[str, str]]:
+        if self.version != _PROCESS_VERSION:
+            with _LOCK:
+                merged = {**_PROCESS_FORMS, **self.forms}
+                self.pattern, self.version = _compile(merged), _PROCESS_VERSION
+            self.forms = merged
+        return self.pattern, self.forms
+
+
+_REQUEST: ContextVar[_RequestCredentials | None] = ContextVar("mcp_lambda_request_credentials", default=None)
+
+
+def _forms(value: str) -> dict[str, str]:
+    return {
+        value: value,
+        json.dumps(value, ensure_ascii=False)[1:-1]: value,
+        json.dumps(value)[1:-1]: value,
+    }
+
+
+def _compile(forms: Mapping[str, str]) -> re.Pattern[str] | None:
+    if not forms:
+        return None
+    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
 
 
 def register_secret_value(value: str) -> None:
-    """Mask this value (and its JSON-escaped forms) in every log line from now on.
+    """Mask this value (and its JSON-escaped forms) in every log line from now on, for the container's life.
 
     Args:
-        value: The secret; values shorter than 4 characters are not masked (they would mask ordinary text).
+        value: The secret; values shorter than MIN_MASKED_CHARS are not masked (they would mask ordinary text).
     """
-    if len(value) >= 4:
-        _SECRET_VALUES.add(value)
-        _SECRET_VALUES.add(json.dumps(value, ensure_ascii=False)[1:-1])
-        _SECRET_VALUES.add(json.dumps(value)[1:-1])
+    global _PROCESS_PATTERN, _PROCESS_VERSION
+    if len(value) < MIN_MASKED_CHARS or value in _PROCESS_FORMS:
+        return
+    with _LOCK:
+        _PROCESS_FORMS.update(_forms(value))
+        _PROCESS_PATTERN = _compile(_PROCESS_FORMS)
+        _PROCESS_VERSION += 1
+
+
+def register_secret_values(values: Iterable[object]) -> None:
+    """`register_secret_value` for every string among `values` (the values of one secret, fetched together).
+
+    Args:
+        values: The values; those that are not strings are skipped.
+    """
+    for value in values:
+        if isinstance(value, str):
+            register_secret_value(value)
+
+
+@contextmanager
+def request_credentials(*values: str | None) -> Iterator[None]:
+    """Mask `values` (the caller's bearer token) on every line written while the block runs: in this context and
+    in the worker threads it starts (they run in a copy of it); forgotten when the block ends.
+
+    Args:
+        *values: The request's credentials; None and values shorter than MIN_MASKED_CHARS are skipped.
+    """
+    forms: dict[str, str] = {}
+    for value in values:
+        if value is not None and len(value) >= MIN_MASKED_CHARS:
+            forms.update(_forms(value))
+    if not forms:
+        yield
+        return
+    token = _REQUEST.set(_RequestCredentials(forms))
+    try:
+        yield
+    finally:
+        _REQUEST.reset(token)
+
+
+def _current() -> tuple[re.Pattern[str] | None, Mapping[str, str]]:
+    request = _REQUEST.get()
+    if request is None:
+        return _PROCESS_PATTERN, _PROCESS_FORMS
+    return request.compiled()
 
 
 def redact(text: str) -> str:
-    """`text` with every registered secret value replaced by a mask, longest values first."""
-    for value in sorted(_SECRET_VALUES, key=len, reverse=True):
-        if value in text:
-            text = text.replace(value, MASK)
-    return text
+    """`text` with every known credential replaced by MASK (longest first); `text` itself when none is known."""
+    request = _REQUEST.get()
+    pattern = _PROCESS_PATTERN if request is None else request.compiled()[0]
+    if pattern is None:
+        return text
+    return pattern.sub(MASK, text)
+
+
+def credentials_known() -> bool:
+    """Whether any credential is known now (in this request's context): when none is, nothing can leak."""
+    return _PROCESS_PATTERN is not None or _REQUEST.get() is not None
+
+
+def credentials_in(text: str) -> list[str]:
+    """The known credentials `text` contains (each once, in the order found; JSON-escaped forms count).
+
+    Args:
+        text: Any text (a result's JSON, one of its strings).
+
+    Returns:
+        The credentials themselves (for a fingerprint: never log them); empty when there is none.
+    """
+    pattern, forms = _current()
+    if pattern is None:
+        return []
+    found: dict[str, None] = {}
+    for match in pattern.finditer(text):
+        found[forms[match.group()]] = None
+    return list(found)
 
 
 def summarize_arguments(arguments: Mapping[str, Any], safe_fields: Iterable[str] = ()) -> dict[str, Any]:
