@@ -43,6 +43,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.skills.source.FrontmatterError": (StartupError, ()),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
+    "mcp_lambda.downstream.egress.EgressDeclarationError": (StartupError, (ValueError,)),
     # Stores
     "mcp_lambda.stores.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
     "mcp_lambda.stores.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
@@ -58,6 +59,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.platform_api.PlatformApiTimeout": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.calls.task_invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
     # Tool failures
+    "mcp_lambda.downstream.errors.EgressRefused": (ToolFailure, ()),
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),

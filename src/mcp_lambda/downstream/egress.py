@@ -25,6 +25,7 @@ import socket
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import StartupError
 from .errors import EgressRefused
@@ -109,7 +110,7 @@ class EgressPolicy:
 
     Args:
         entries: What is declared: strings (see the module) or `Egress` entries.
-        resolver: `socket.getaddrinfo` or a stand-in with its signature (tests).
+        resolver: A stand-in for `socket.getaddrinfo` (its signature); None looks `socket.getaddrinfo` up per call.
 
     Raises:
         EgressDeclarationError: An entry is malformed or names a never-reached address.
@@ -117,7 +118,7 @@ class EgressPolicy:
 
     def __init__(self, entries: Iterable[str | Egress] = (), resolver: object = None) -> None:
         self.rules = tuple(_rule(entry if isinstance(entry, Egress) else Egress(entry)) for entry in entries)
-        self._resolver = resolver or socket.getaddrinfo
+        self._resolver = resolver
 
     def __add__(self, entries: Iterable[str | Egress]) -> EgressPolicy:
         return EgressPolicy([*(rule.entry for rule in self.rules), *entries], self._resolver)
@@ -176,7 +177,8 @@ class EgressPolicy:
         """
         if destination.address is not None:
             return str(destination.address)
-        answers = self._resolver(destination.host, destination.port, 0, socket.SOCK_STREAM)  # type: ignore[operator]
+        resolver: Any = self._resolver or socket.getaddrinfo
+        answers = resolver(destination.host, destination.port, 0, socket.SOCK_STREAM)
         addresses = list(dict.fromkeys(str(answer[4][0]).split("%", 1)[0] for answer in answers))
         if not addresses:
             raise OSError(f"{destination.host} resolves to no address")

@@ -55,7 +55,7 @@ EGRESS_REASONS = {
 }
 
 
-class EgressRefused(ToolFailure, PermissionError):
+class EgressRefused(ToolFailure):
     """`ctx.http` refused a hop before connecting: an undeclared host, a never-reached or undeclared private
     address (asked for, redirected to or resolved to), or the caller's token bound for a downstream that does not
     accept it. Never retried, never counted by the host's circuit: error result 40310.
