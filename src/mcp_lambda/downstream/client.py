@@ -15,6 +15,7 @@ from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
 from ..settings import Settings, seconds
 from ..workers import call_within
+from .caller_token import CallerHttp, credentials_for
 from .egress import Destination, EgressPolicy
 from .errors import (
     CircuitOpen,
@@ -246,7 +247,7 @@ class HttpClient:
             all_headers.setdefault("content-type", "application/json; charset=utf-8")
         try:
             first = self.egress.destination(url)
-            all_headers = _credentials_for(first, all_headers, data, caller_token)
+            all_headers = credentials_for(first, all_headers, data, caller_token)
         except EgressRefused as refused:
             log.refused(refused)
             raise
@@ -336,7 +337,7 @@ class HttpClient:
                 headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
             if next_hop.origin != destination.origin:
                 kept = {k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS}
-                headers = _credentials_for(next_hop, kept, data, attempt.caller_token)
+                headers = credentials_for(next_hop, kept, data, attempt.caller_token)
             destination = next_hop
         try:
             content = raw.read(MAX_DOWNSTREAM_ANSWER_BYTES + 1)
@@ -474,57 +475,6 @@ class _CallLog:
                 "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
             },
         )
-
-
-class CallerHttp:
-    """`ctx.http`: an HttpClient as one call's tool uses it, carrying the caller's token for the downstreams
-    declared as accepting it (`Egress(..., accepts_caller_token=True)`) and refusing it everywhere else.
-
-    Args:
-        client: The container's client (pools, circuits, declarations).
-        caller_token: The caller's bearer token; None when anonymous or in a task's run.
-    """
-
-    def __init__(self, client: HttpClient, caller_token: str | None) -> None:
-        self.client = client
-        self._caller_token = caller_token
-
-    def get(self, url: str, **kwargs: Any) -> HttpResponse:
-        """`request("GET", url, ...)`."""
-        return self.request("GET", url, **kwargs)
-
-    def post(self, url: str, **kwargs: Any) -> HttpResponse:
-        """`request("POST", url, ...)`."""
-        return self.request("POST", url, **kwargs)
-
-    def request(self, method: str, url: str, **kwargs: Any) -> HttpResponse:
-        """`HttpClient.request` on behalf of the caller (its keyword arguments but `caller_token`).
-
-        Raises:
-            EgressRefused: The host is not declared, its address is never reached or not declared, or the
-                caller's token would go to a downstream that does not accept it.
-        """
-        return self.client.request(method, url, caller_token=self._caller_token, **kwargs)
-
-
-def _credentials_for(
-    destination: Destination, headers: dict[str, str], data: bytes | None, caller_token: str | None
-) -> dict[str, str]:
-    """`headers` with the caller's token added for a downstream that accepts it; refused anywhere else."""
-    if not caller_token:
-        return headers
-    if destination.accepts_caller_token:
-        if not any(name.lower() == "authorization" for name in headers):
-            return {**headers, "authorization": f"Bearer {caller_token}"}
-        return headers
-    carried = (
-        caller_token in destination.url
-        or any(caller_token in value for value in headers.values())
-        or (data is not None and caller_token.encode("utf-8", "surrogatepass") in data)
-    )
-    if carried:
-        raise EgressRefused("caller_token_not_accepted", destination.origin)
-    return headers
 
 
 def _origin(split: urllib.parse.SplitResult) -> str:
