@@ -11,14 +11,13 @@ was ever written.
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.redirector import redirecting_server
 
 from mcp_lambda.testing import MODERN, Identity, LocalIssuer, McpTestClient
 from mcp_lambda_dev.local.process import running_server
@@ -27,7 +26,7 @@ from mcp_lambda_dev.services import LocalService
 MAPS_KEY = "mk-probe-4Fq9LzR2wX"
 METADATA = "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
 
-PROBE_BUSINESS = r'''
+PROBE_BUSINESS = r"""
 import ipaddress
 import os
 import socket
@@ -78,28 +77,14 @@ BUSINESS = Business(
     secrets=["maps_api_key"],
     egress=["127.0.0.1"],  # the loopback redirector: declared, so the redirect itself is what is checked
 )
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def redirector() -> Iterator[str]:
     """A loopback server answering every GET 302 to the instance metadata address."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(302)
-            self.send_header("location", METADATA)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with redirecting_server(METADATA) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tests.support.redirector import redirecting_server
 
 from mcp_lambda.downstream import Egress, EgressDeclarationError, EgressPolicy, EgressRefused
 from mcp_lambda.testing import MODERN, Identity, McpTestClient, fake_service
@@ -62,25 +61,9 @@ def guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[ConnectGuard]:
 
 @pytest.fixture
 def redirector() -> Iterator[str]:
-    """A loopback server answering every request 302 to the instance metadata address."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(302)
-            self.send_header("location", METADATA)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A loopback server answering every GET 302 to the instance metadata address."""
+    with redirecting_server(METADATA) as url:
+        yield url
 
 
 @tool(description="Use to fetch a URL the test names.")
