@@ -15,7 +15,7 @@ from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
 from ..settings import Settings, seconds
 from ..workers import call_within
-from .caller_token import CallerHttp, credentials_for
+from .caller_token import credentials_for
 from .egress import Destination, EgressPolicy
 from .errors import (
     CircuitOpen,
@@ -475,6 +475,37 @@ class _CallLog:
                 "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
             },
         )
+
+
+class CallerHttp:
+    """`ctx.http`: an HttpClient as one call's tool uses it, carrying the caller's token for the downstreams
+    declared as accepting it (`Egress(..., accepts_caller_token=True)`) and refusing it everywhere else.
+
+    Args:
+        client: The container's client (pools, circuits, declarations).
+        caller_token: The caller's bearer token; None when anonymous or in a task's run.
+    """
+
+    def __init__(self, client: HttpClient, caller_token: str | None) -> None:
+        self.client = client
+        self._caller_token = caller_token
+
+    def get(self, url: str, **kwargs: Any) -> HttpResponse:
+        """`request("GET", url, ...)`."""
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> HttpResponse:
+        """`request("POST", url, ...)`."""
+        return self.request("POST", url, **kwargs)
+
+    def request(self, method: str, url: str, **kwargs: Any) -> HttpResponse:
+        """`HttpClient.request` on behalf of the caller (its keyword arguments but `caller_token`).
+
+        Raises:
+            EgressRefused: The host is not declared, its address is never reached or not declared, or the
+                caller's token would go to a downstream that does not accept it.
+        """
+        return self.client.request(method, url, caller_token=self._caller_token, **kwargs)
 
 
 def _origin(split: urllib.parse.SplitResult) -> str:
