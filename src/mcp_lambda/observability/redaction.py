@@ -5,8 +5,9 @@ Two kinds of credential are known here. A process's: every value `ctx.secret()` 
 of the secret it came from, the platform AppSecret among them) and the framework's own keys, registered with
 `register_secret_value` and kept for the container's life. A request's: the caller's bearer token, known only
 while that request runs (`request_credentials`), and forgotten when it ends. Every log line passes through
-`redact` once, after serialization: one compiled pattern of all of them (longest first), or nothing at all when
-none is known. `credentials_in` finds them in any text (a tool's result, before it leaves).
+`redact` once, after serialization: a substring search for each (nothing at all when none is known), and one
+compiled pattern (longest first) rewriting the rare line that holds one. `credentials_in` finds them in any text
+(a tool's result, before it leaves).
 """
 
 from __future__ import annotations
@@ -24,29 +25,59 @@ MASK = "***"
 MIN_MASKED_CHARS = 4
 
 _LOCK = threading.Lock()
-# Every form of a process credential (as it is, JSON-escaped with and without ASCII escapes) -> the credential.
-_PROCESS_FORMS: dict[str, str] = {}
-_PROCESS_PATTERN: re.Pattern[str] | None = None
-_PROCESS_VERSION = 0  # bumped with every new process credential: a request's pattern is rebuilt after it
+
+
+class _Known:
+    """The credentials known in one context, ready to search: every form (as it is, JSON-escaped with and without
+    ASCII escapes) longest first, what each is a form of, and one pattern of them, compiled on the first hit.
+
+    Lines are searched form by form with `in` (CPython's fast substring search) and rewritten by the pattern only
+    when one is there: measured on a 350-character line with 11 random credentials, about 2.5 times faster than
+    the alternation alone (`re` has no multi-literal search: a pattern of values with different first characters
+    tries every branch at every position).
+    """
+
+    __slots__ = ("_pattern", "forms", "values")
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = dict(values)
+        self.forms = tuple(sorted(self.values, key=len, reverse=True))
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = re.compile("|".join(re.escape(form) for form in self.forms))
+        return self._pattern
+
+    def found_in(self, text: str) -> bool:
+        for form in self.forms:  # a plain loop: any() over a generator costs a frame switch per form
+            if form in text:
+                return True
+        return False
+
+
+# The process's credentials (replaced whole on each registration: readers never see a half-built one).
+_PROCESS: _Known | None = None
+_PROCESS_VERSION = 0  # bumped with every new process credential: a request's view is rebuilt after it
 
 
 class _RequestCredentials:
-    """One request's credentials, and the pattern of them and the process's (built when first needed)."""
+    """One request's credentials, and the view of them and the process's (rebuilt when the process learns more)."""
 
-    __slots__ = ("forms", "pattern", "version")
+    __slots__ = ("forms", "known", "version")
 
     def __init__(self, forms: dict[str, str]) -> None:
         self.forms = forms
-        self.pattern: re.Pattern[str] | None = None
+        self.known: _Known | None = None
         self.version = -1
 
-    def compiled(self) -> tuple[re.Pattern[str] | None, Mapping[str, str]]:
-        if self.version != _PROCESS_VERSION:
-            with _LOCK:
-                merged = {**_PROCESS_FORMS, **self.forms}
-                self.pattern, self.version = _compile(merged), _PROCESS_VERSION
-            self.forms = merged
-        return self.pattern, self.forms
+    def current(self) -> _Known:
+        if self.known is None or self.version != _PROCESS_VERSION:
+            process = _PROCESS
+            self.version = _PROCESS_VERSION
+            self.known = _Known({**(process.values if process else {}), **self.forms})
+        return self.known
 
 
 _REQUEST: ContextVar[_RequestCredentials | None] = ContextVar("mcp_lambda_request_credentials", default=None)
@@ -60,24 +91,20 @@ def _forms(value: str) -> dict[str, str]:
     }
 
 
-def _compile(forms: Mapping[str, str]) -> re.Pattern[str] | None:
-    if not forms:
-        return None
-    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True)))
-
-
 def register_secret_value(value: str) -> None:
     """Mask this value (and its JSON-escaped forms) in every log line from now on, for the container's life.
 
     Args:
         value: The secret; values shorter than MIN_MASKED_CHARS are not masked (they would mask ordinary text).
     """
-    global _PROCESS_PATTERN, _PROCESS_VERSION
-    if len(value) < MIN_MASKED_CHARS or value in _PROCESS_FORMS:
+    global _PROCESS, _PROCESS_VERSION
+    if len(value) < MIN_MASKED_CHARS:
         return
     with _LOCK:
-        _PROCESS_FORMS.update(_forms(value))
-        _PROCESS_PATTERN = _compile(_PROCESS_FORMS)
+        known = _PROCESS.values if _PROCESS is not None else {}
+        if value in known:
+            return
+        _PROCESS = _Known({**known, **_forms(value)})
         _PROCESS_VERSION += 1
 
 
@@ -114,25 +141,22 @@ def request_credentials(*values: str | None) -> Iterator[None]:
         _REQUEST.reset(token)
 
 
-def _current() -> tuple[re.Pattern[str] | None, Mapping[str, str]]:
+def _current() -> _Known | None:
     request = _REQUEST.get()
-    if request is None:
-        return _PROCESS_PATTERN, _PROCESS_FORMS
-    return request.compiled()
+    return _PROCESS if request is None else request.current()
 
 
 def redact(text: str) -> str:
-    """`text` with every known credential replaced by MASK (longest first); `text` itself when none is known."""
-    request = _REQUEST.get()
-    pattern = _PROCESS_PATTERN if request is None else request.compiled()[0]
-    if pattern is None:
+    """`text` with every known credential replaced by MASK (longest first); `text` itself when none is there."""
+    known = _current()
+    if known is None or not known.found_in(text):
         return text
-    return pattern.sub(MASK, text)
+    return known.pattern.sub(MASK, text)
 
 
 def credentials_known() -> bool:
     """Whether any credential is known now (in this request's context): when none is, nothing can leak."""
-    return _PROCESS_PATTERN is not None or _REQUEST.get() is not None
+    return _PROCESS is not None or _REQUEST.get() is not None
 
 
 def credentials_in(text: str) -> list[str]:
@@ -144,12 +168,12 @@ def credentials_in(text: str) -> list[str]:
     Returns:
         The credentials themselves (for a fingerprint: never log them); empty when there is none.
     """
-    pattern, forms = _current()
-    if pattern is None:
+    known = _current()
+    if known is None or not known.found_in(text):
         return []
     found: dict[str, None] = {}
-    for match in pattern.finditer(text):
-        found[forms[match.group()]] = None
+    for match in known.pattern.finditer(text):
+        found[known.values[match.group()]] = None
     return list(found)
 
 
