@@ -7,8 +7,11 @@ goes only to a downstream declared as accepting it."""
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -262,3 +265,86 @@ def test_a_policy_allows_what_is_declared_and_connects_to_the_address_it_checked
         "/v1?q=1",
         "API.example:443",
     )
+
+
+def _self_signed(tmp_path: Any, name: str) -> tuple[str, str]:
+    """A certificate for `name` (and its key), as files."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return str(cert_file), str(key_file)
+
+
+def test_https_goes_to_the_checked_address_and_verifies_the_declared_name(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, guard: ConnectGuard
+) -> None:
+    import logging
+    import ssl
+
+    import urllib3
+
+    from mcp_lambda.downstream import DownstreamUnavailable, HttpClient
+
+    cert, key = _self_signed(tmp_path, "tls.example")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"host": self.headers["host"]}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    asked = _answering(monkeypatch, {"tls.example": "127.0.0.1", "other.example": "127.0.0.1"})
+    client = HttpClient(
+        logging.getLogger("egress-tls"),
+        max_attempts=1,
+        pool=urllib3.PoolManager(ca_certs=cert),
+        egress=EgressPolicy(["tls.example", "other.example", "127.0.0.1"]),
+    )
+    try:
+        answer = client.get(f"https://tls.example:{port}/x")
+        with pytest.raises(DownstreamUnavailable, match="SSLError"):  # its certificate names tls.example only
+            client.get(f"https://other.example:{port}/x")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert answer.json() == {"host": f"tls.example:{port}"}
+    assert asked.count("tls.example") == 1  # resolved once, by the check; urllib3 connected to the address
+    assert guard.asked.count("127.0.0.1") == 2
