@@ -1,5 +1,6 @@
 """The probes of issue 34 over HTTP, against `make run` (a real server process) on both eras: a tool that logs the
-caller's token, a secret (from Secrets Manager, on the moto server) quoted in an error and logged, the metadata
+caller's token, a secret (from Secrets Manager, on the moto server) quoted in an error and logged, the platform
+AppSecret of the same secret reaching a log line by another way, the metadata
 address asked directly and through a loopback server answering 302 to it, and an undeclared host.
 
 The probe business guards socket.connect inside the server process: every address asked for is written to a
@@ -24,6 +25,7 @@ from mcp_lambda_dev.local.process import running_server
 from mcp_lambda_dev.services import LocalService
 
 MAPS_KEY = "mk-probe-4Fq9LzR2wX"
+APP_SECRET = "as-probe-Kd83nQ0vYt"  # the platform AppSecret, in the same secret, never read by key
 METADATA = "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
 
 PROBE_BUSINESS = r"""
@@ -65,6 +67,13 @@ def secret_in_error(ctx: ToolContext) -> ToolResult:
     return business_error(40001, f"maps refused the key {key}", details={"key": key})
 
 
+@tool(description="Use to test the AppSecret arriving by another way (a downstream echoing it) into a log line.")
+def logs_an_echo(ctx: ToolContext) -> ToolResult:
+    ctx.secret("maps_api_key")  # reading any key of the secret registers every value of it
+    ctx.logger.warning(f"the platform echoed {os.environ['PROBE_ECHO']}")
+    return execution_result({"success": True, "message": "logged"})
+
+
 @tool(description="Use to fetch a URL the test names.")
 def fetch(url: str, ctx: ToolContext) -> ToolResult:
     answer = ctx.http.get(url)
@@ -73,7 +82,7 @@ def fetch(url: str, ctx: ToolContext) -> ToolResult:
 
 BUSINESS = Business(
     name="probes",
-    tools=[logs_token, secret_in_error, fetch],
+    tools=[logs_token, secret_in_error, logs_an_echo, fetch],
     secrets=["maps_api_key"],
     egress=["127.0.0.1"],  # the loopback redirector: declared, so the redirect itself is what is checked
 )
@@ -96,7 +105,7 @@ def probes(tmp_path_factory: pytest.TempPathFactory, moto_server: LocalService) 
     (root / "businesses" / "probes" / "__init__.py").write_text(PROBE_BUSINESS, encoding="utf-8")
     secret_id = f"mcp/probes/{uuid.uuid4().hex[:8]}"
     boto3.client("secretsmanager", endpoint_url=moto_server.endpoint_url).create_secret(
-        Name=secret_id, SecretString=json.dumps({"maps_api_key": MAPS_KEY})
+        Name=secret_id, SecretString=json.dumps({"maps_api_key": MAPS_KEY, "doubao_app_secret": APP_SECRET})
     )
     output, connects = root / "server.log", root / "connects.txt"
     with (
@@ -112,6 +121,7 @@ def probes(tmp_path_factory: pytest.TempPathFactory, moto_server: LocalService) 
             POWERTOOLS_LOG_LEVEL="INFO",
             HTTP_MAX_ATTEMPTS="3",
             PROBE_CONNECTS=str(connects),
+            PROBE_ECHO=APP_SECRET,
         ) as url,
     ):
         token = issuer.token(Identity(subject="probe"), audience=url)
@@ -135,11 +145,12 @@ def test_over_http_nothing_leaves_and_nothing_reaches_the_metadata_address(
     with _client(probes, era) as client:
         logged = client.call_tool("logs_token", {})
         leaked = client.call_tool("secret_in_error", {})
+        echoed = client.call_tool("logs_an_echo", {})
         direct = client.call_tool("fetch", {"url": METADATA})
         redirected = client.call_tool("fetch", {"url": f"{redirector}/start"})
         undeclared = client.call_tool("fetch", {"url": "https://undeclared.example/"})
 
-    assert not logged.is_error, logged.raw
+    assert not logged.is_error and not echoed.is_error, (logged.raw, echoed.raw)
     assert leaked.code == 50040 and "structuredContent.details.key" in leaked.message, leaked.raw
     assert MAPS_KEY not in json.dumps(leaked.raw)
     for refused in (direct, redirected, undeclared):
@@ -147,8 +158,8 @@ def test_over_http_nothing_leaves_and_nothing_reaches_the_metadata_address(
     assert "169.254.169.254" in redirected.message  # the redirect's target was refused, not the redirector
 
     output = probes["output"].read_text(encoding="utf-8")
-    assert "forwarding ***" in output and "maps refused ***" in output
-    for credential in (probes["token"], MAPS_KEY):
+    assert "forwarding ***" in output and "maps refused ***" in output and "the platform echoed ***" in output
+    for credential in (probes["token"], MAPS_KEY, APP_SECRET):
         assert credential not in output
     assert output.count("downstream_refused") >= 3
     asked = _asked(probes)
