@@ -186,6 +186,20 @@ def test_a_declared_loopback_service_is_reached_and_an_undeclared_private_addres
     assert guard.asked == ["127.0.0.1"]
 
 
+def test_a_redirect_to_another_origin_drops_the_callers_token(
+    guard: ConnectGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _answering(monkeypatch, {"audience.example": "127.0.0.1"})
+    with fake_service() as service, redirecting_server(f"{service.url}/landing") as redirector:
+        TARGET["audience"] = redirector.replace("127.0.0.1", "audience.example")
+        with McpTestClient(BUSINESS, settings={"auth_mode": "jwt"}, caller=Identity(subject="ada")) as client:
+            followed = client.call_tool("on_behalf", {})
+
+    assert followed.structured_content["message"] == "HTTP 200", followed.raw
+    [landing] = service.seen  # the redirector (an audience) got the token; the other origin did not
+    assert landing.path == "/landing" and "authorization" not in landing.headers
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_the_callers_token_goes_only_to_a_downstream_that_accepts_it(
     era: str, guard: ConnectGuard, monkeypatch: pytest.MonkeyPatch

@@ -120,14 +120,6 @@ class EgressPolicy:
         self.rules = tuple(_rule(entry if isinstance(entry, Egress) else Egress(entry)) for entry in entries)
         self._resolver = resolver
 
-    def __add__(self, entries: Iterable[str | Egress]) -> EgressPolicy:
-        return EgressPolicy([*(rule.entry for rule in self.rules), *entries], self._resolver)
-
-    @property
-    def declared(self) -> tuple[str, ...]:
-        """The entries as declared (for a start-up line)."""
-        return tuple(rule.entry.host for rule in self.rules)
-
     def destination(self, url: str) -> Destination:
         """Check `url` against the declarations, without any lookup or connection.
 
