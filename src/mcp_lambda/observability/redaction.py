@@ -32,9 +32,8 @@ class _Known:
     ASCII escapes) longest first, what each is a form of, and one pattern of them, compiled on the first hit.
 
     Lines are searched form by form with `in` (CPython's fast substring search) and rewritten by the pattern only
-    when one is there: measured on a 350-character line with 11 random credentials, about 2.5 times faster than
-    the alternation alone (`re` has no multi-literal search: a pattern of values with different first characters
-    tries every branch at every position).
+    when one is there: faster than the alternation alone (`re` has no multi-literal search: a pattern of values
+    with different first characters tries every branch at every position; docs/performance.md has the numbers).
     """
 
     __slots__ = ("_pattern", "forms", "values")
