@@ -20,10 +20,10 @@ from .calls.exactly_once import ExactlyOnceCalls
 from .calls.executor import ToolExecutor
 from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
-from .downstream import HttpClient
+from .downstream import EgressDeclarationError, EgressPolicy, HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
 from .observability import ToolTelemetry, configure_process, get_logger
-from .platform_api import PlatformApiClient
+from .platform_api import PlatformApiClient, platform_egress
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
 from .protocol.features import FeatureMethods
@@ -175,7 +175,9 @@ def build_server(
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
-    http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    http = HttpClient.from_settings(
+        settings, logger, lambda: build_store("circuits", settings, logger), build_egress(settings, business)
+    )
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),
@@ -245,6 +247,27 @@ def build_server(
         ),
         task_methods,
     )
+
+
+def build_egress(settings: Settings, business: Business) -> EgressPolicy:
+    """What `ctx.http` may reach: the business's declarations, `EGRESS_ALLOW`, and the platform's base domain.
+
+    Raises:
+        EgressDeclarationError: An entry is malformed or names a never-reached address (the message says whose).
+    """
+    sources = (
+        (f"business '{business.name}' egress", business.declared_egress()),
+        ("EGRESS_ALLOW", settings.egress_allow),
+        ("DOUBAO_OPENAPI_BASE_DOMAIN", platform_egress(settings)),
+    )
+    entries: list[Any] = []
+    for where, declared in sources:
+        try:
+            EgressPolicy(declared)
+        except EgressDeclarationError as exc:
+            raise EgressDeclarationError(f"{where}: {exc}") from None
+        entries.extend(declared)
+    return EgressPolicy(entries)
 
 
 def build_runtime(

@@ -321,6 +321,9 @@ def serve(
         except SettingsError as exc:
             fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
         inventory = beside.enter_context(demo_inventory(settings.business))
+        if inventory is not None:  # read again: the stand-in is declared in EGRESS_ALLOW now
+            get_settings.cache_clear()
+            settings = get_settings()
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
         server.server_close()

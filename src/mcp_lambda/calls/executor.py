@@ -32,6 +32,7 @@ from ..tools.inputs import InputRequired
 from ..tools.results import ResultCode, ToolResult, business_error, system_error
 from ..tools.spec import ToolSpec
 from ..trace_context import active
+from .credentials import credential_leak
 from .error_table import FRAMEWORK_ERRORS, INTERNAL, ErrorMap, ErrorRule, ToolCrashed, business_rule
 from .fingerprints import LogFingerprints
 from .quotas import QuotaExceeded, Quotas
@@ -196,6 +197,9 @@ class ToolExecutor:
         if not_json is not None:
             message = f"Tool '{call.spec.name}' returned a result that is not valid JSON: {not_json}"
             return call.contract_violation("ResultNotJson", message, reason=not_json)
+        leak = credential_leak(value, self.fingerprints)  # a secret or the caller's token never leaves
+        if leak is not None:
+            return leak.refuse(call)
         if self.result_view is not None:
             value = self.result_view(call.spec.name, value)
         if self.result_check is not None:

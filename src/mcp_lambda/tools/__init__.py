@@ -8,7 +8,7 @@ how a call runs is `mcp_lambda.calls`, where state lives `mcp_lambda.stores` —
 """
 
 from ..caller import Caller
-from ..downstream import HttpResponse
+from ..downstream import Egress, HttpResponse
 from .business import Business
 from .context import ToolContext
 from .decorator import tool
@@ -22,6 +22,7 @@ from .spec import ToolSpec
 __all__ = [
     "Business",
     "Caller",
+    "Egress",
     "ExactlyOnce",
     "HttpResponse",
     "InputRequest",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..downstream import Egress
 from ..errors import StartupError
 from .cards import CardViews
 from .decorator import ToolSpec
@@ -50,6 +51,10 @@ class Business:
     # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
     # smoke check name the missing ones; the test kit refuses any other key). None: not declared, not checked.
     secrets: Sequence[str] | None = None
+    # The downstreams its tools reach with ctx.http (docs/tools.md, "Egress"): host names, `*.domain` wildcards,
+    # addresses or networks, URLs, or `Egress(host, accepts_caller_token=True)`; or a function returning them,
+    # called at cold start (for a host that comes from the business's own settings). Nothing else is reached.
+    egress: Sequence[str | Egress] | Callable[[], Sequence[str | Egress]] = ()
     # Called each time a runtime is built for the business: once per container in Lambda; in tests for each
     # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
     # every conversation starts as a new container does.
@@ -87,10 +92,26 @@ class Business:
             raise BusinessDefinitionError(
                 f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
             )
+        if isinstance(self.egress, str) or (
+            not callable(self.egress) and not all(isinstance(entry, str | Egress) for entry in self.egress)
+        ):
+            raise BusinessDefinitionError(
+                f"business '{self.name}': egress must be a list of hosts (or Egress entries), e.g. "
+                "['api.example.com'], or a function returning one"
+            )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})
         object.__setattr__(self, "_prompts_by_name", {spec.name: spec for spec in self.prompts})
         object.__setattr__(self, "_resources_by_uri", {spec.uri: spec for spec in self.resources})
+
+    def declared_egress(self) -> list[str | Egress]:
+        """What the business declares it reaches (its `egress`, called when it is a function).
+
+        Returns:
+            The entries.
+        """
+        entries = self.egress() if callable(self.egress) else self.egress
+        return list(entries)
 
     def prompt(self, name: str) -> PromptSpec | None:
         """The prompt named `name`.

@@ -27,6 +27,7 @@ class ResultCode(IntEnum):
     TASK_REQUIRED_UNSUPPORTED = 40011
     KEY_REUSED = 40900  # exactly-once: the key was first used with other arguments
     CALL_IN_PROGRESS = 40910  # exactly-once: the key's first call is still running
+    EGRESS_REFUSED = 40310  # ctx.http: a host or address the business did not declare (or never reached)
     RATE_LIMITED = 42900
     INTERNAL_ERROR = (
         50000  # the tool failed unexpectedly (not JSON-RPC's -32603, `mcp_lambda.wire.INTERNAL_ERROR`)
@@ -36,6 +37,7 @@ class ResultCode(IntEnum):
     IDEMPOTENCY_STORE_UNAVAILABLE = (
         50030  # the exactly-once store cannot be reached: nothing ran, a retry is safe
     )
+    CREDENTIAL_IN_RESULT = 50040  # the result carried a secret or the caller's token: withheld
     DOWNSTREAM_UNAVAILABLE = 50300
     DEADLINE_EXCEEDED = 50400
 
@@ -53,6 +55,8 @@ _ADVICE: dict[int, tuple[bool, str]] = {
     ResultCode.TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
     ResultCode.RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
     ResultCode.SECRET_UNAVAILABLE: (False, "escalate_to_human"),
+    ResultCode.EGRESS_REFUSED: (False, "escalate_to_human"),
+    ResultCode.CREDENTIAL_IN_RESULT: (False, "escalate_to_human"),
 }
 
 

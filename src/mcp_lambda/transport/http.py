@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from .. import deadlines
 from ..auth import Authenticator, AuthFailure
-from ..observability import ToolLogger
+from ..observability import ToolLogger, request_credentials
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import RpcError, error_response, recover_id
 from ..settings import Settings, milliseconds
@@ -98,8 +98,11 @@ class McpEndpoint:
         self.margin_ms = milliseconds(settings.deadline_margin)
 
     async def __call__(self, request: Request) -> Response:
-        # One deadline for everything this request does (tools, sessions, secrets, outbound calls).
-        with deadlines.active(self._deadline(request)):
+        # One deadline for everything this request does (tools, sessions, secrets, outbound calls); the caller's
+        # bearer token masked on every line written meanwhile (and forgotten after).
+        bearer = request.headers.get("authorization", "")
+        token = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
+        with deadlines.active(self._deadline(request)), request_credentials(token):
             outbound = await self._serve(request)
         if isinstance(outbound, Response):
             return outbound
