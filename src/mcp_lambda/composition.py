@@ -26,6 +26,7 @@ from .observability import ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
+from .protocol.delivery import ResultDelivery
 from .protocol.features import FeatureMethods
 from .protocol.legacy import LegacyEra
 from .protocol.methods import ToolMethods
@@ -190,9 +191,16 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
+        result_check,
+        ToolTelemetry(business.name),
+        business.error_map,
+        fingerprints,
+        counted,
+        result_view,
+        grants_scopes=settings.auth_mode != "none",
     )
     contexts = ContextFactory(services)
+    delivery = ResultDelivery(business, manifest)
     rounds = Rounds(
         settings.request_state_key_ring,
         services.secrets,
@@ -229,11 +237,14 @@ def build_server(
                     milliseconds(settings.task_poll_interval),
                     seconds(settings.task_worker_timeout),
                 ),
+                delivery,
             )
 
         task_methods = TasksOnFirstUse(build_task_methods)
     page_size = settings.tools_page_size
-    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
+    tools = ToolMethods(
+        business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps, delivery
+    )
     catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
     skills = SkillMethods(catalog, page_size) if catalog else None
     features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)

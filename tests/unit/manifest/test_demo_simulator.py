@@ -17,6 +17,7 @@ REPORT_KEYS = {
     "valid",
     "violations",
     "server_log",
+    "scopes",
     "model_view",
     "cards",
     "modifiable_lists",
