@@ -111,7 +111,7 @@ def test_a_client_that_renders_no_card_gets_only_what_the_model_may_see() -> Non
         result = model_only.call_tool("show_account")
 
     assert result.entities == [
-        {"entity_type": "account", "account_id": "acct-1", "name": "Blue Shop", "balance_yuan": 12345}
+        {"account_id": "acct-1", "entity_type": "account", "name": "Blue Shop", "balance_yuan": 12345}
     ]
 
 

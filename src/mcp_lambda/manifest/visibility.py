@@ -161,17 +161,14 @@ def delivered(
     for index, entity, spec in declared_entities(manifest, structured):
         if renders_cards:
             shown[index] = _granted_part(spec.fields, entity, scopes)
-        else:
+        else:  # in the tool's own order
+            seen = project_fields(spec.fields, entity, scopes)
             shown[index] = {
-                "entity_type": entity["entity_type"],
-                **project_fields(spec.fields, entity, scopes),
+                name: seen.get(name, value)
+                for name, value in entity.items()
+                if name == "entity_type" or name in seen
             }
     return {**structured, "entities": shown} if renders_cards else {"entities": shown}
-
-
-def scoped(manifest: Manifest) -> bool:
-    """Whether any field of the manifest requires a scope (else `delivered` never removes one)."""
-    return any(spec.requires_scope for _, spec in all_fields(manifest))
 
 
 def all_fields(manifest: Manifest) -> Iterator[tuple[str, FieldSpec]]:
