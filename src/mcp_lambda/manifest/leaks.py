@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..tools import ToolResult
-from .models import FieldSpec, Manifest
+from .models import EntitySpec, FieldSpec, Manifest
 from .visibility import NO_SCOPES, declared_entities, granted
 
 MIN_LEAK_LENGTH = 4
@@ -45,7 +45,7 @@ def significant_digits(number: str) -> str:
     Returns:
         "8731" for each of them; "" for zero.
     """
-    return "".join(ch for ch in number if ch.isdigit()).strip("0")
+    return number.replace(",", "").replace(".", "").lstrip("-").strip("0")
 
 
 def number_renderings(value: int | float) -> frozenset[str]:
@@ -78,6 +78,9 @@ class _Sorted:
     hidden: list[tuple[str, str | None, str | frozenset[str]]] = field(default_factory=list)
     visible_strings: list[str] = field(default_factory=list)
     visible_numbers: set[str] = field(default_factory=set)
+    with_visible: bool = (
+        True  # False: only the hidden values (the visible ones are the guard's, needed later)
+    )
 
     def hide(self, path: str, scope: str | None, value: Any) -> None:
         for leaf in _leaves(value):
@@ -87,6 +90,8 @@ class _Sorted:
                 self.hidden.append((path, scope, renderings))
 
     def show(self, value: Any) -> None:
+        if not self.with_visible:
+            return
         for leaf in _leaves(value):
             if isinstance(leaf, str):
                 self.visible_strings.append(leaf.casefold())
@@ -95,12 +100,56 @@ class _Sorted:
                 self.visible_numbers.update(number_renderings(leaf) or ())
 
 
-def has_hidden(manifest: Manifest, entity_type: str, scopes: Collection[str]) -> bool:
-    """Whether anything of an entity type is hidden from a caller with `scopes` (else there is nothing to check)."""
-    spec = manifest.entities.get(entity_type)
-    return spec is not None and any(
-        not _visible(child, scopes) for name, child in _fields(spec.fields) if name != "entity_type"
-    )
+# What of an entity may be hidden, compiled once per entity spec: ("field", spec, inside) for a field that is
+# llm_visible: false or needs a scope, ("object", {name: node}) and ("array", node of the items) on the way to one;
+# None where nothing can be hidden. The first pass walks only these ways.
+_NODES: dict[int, tuple[EntitySpec, Any]] = {}
+
+
+def hidden_ways(spec: EntitySpec) -> Any:
+    """The compiled ways to what an entity spec may hide (`entity_type` left out); None when it hides nothing."""
+    known = _NODES.get(id(spec))
+    if known is None or known[0] is not spec:
+        fields = {name: field for name, field in spec.fields.items() if name != "entity_type"}
+        known = _NODES[id(spec)] = (spec, _object_node(fields))
+    return known[1]
+
+
+def _object_node(fields: Mapping[str, FieldSpec]) -> Any:
+    children = {name: node for name, field in fields.items() if (node := _node(field)) is not None}
+    return ("object", children) if children else None
+
+
+def _node(spec: FieldSpec) -> Any:
+    inside = None
+    if spec.type == "object" and spec.properties:
+        inside = _object_node(spec.properties)
+    elif spec.type == "array" and spec.items is not None:
+        items = _node(spec.items)
+        inside = ("array", items) if items is not None else None
+    if not spec.llm_visible or spec.requires_scope is not None:
+        return ("field", spec, inside)
+    return inside
+
+
+def _hide(node: Any, value: Any, path: str, scopes: Collection[str], out: _Sorted) -> None:
+    """The first pass: only the values hidden from the caller, along the compiled ways."""
+    if node[0] == "field":
+        _, spec, inside = node
+        if not _visible(spec, scopes):
+            out.hide(path, spec.requires_scope if spec.llm_visible else None, value)
+            return
+        if inside is None:
+            return
+        node = inside
+    kind, sub = node
+    if kind == "object" and isinstance(value, Mapping):
+        for name, child in sub.items():
+            if name in value:
+                _hide(child, value[name], f"{path}.{name}", scopes, out)
+    elif kind == "array" and isinstance(value, list):
+        for index, item in enumerate(value):
+            _hide(sub, item, f"{path}[{index}]", scopes, out)
 
 
 def leaked_fields(
@@ -128,24 +177,44 @@ def leaks(
     if result.is_error or entry is None or entry.output.kind != "entities":
         return {}
     entities = list(declared_entities(manifest, result.structured_content))
-    if not any(has_hidden(manifest, entity["entity_type"], scopes) for _, entity, _ in entities):
-        return {}
-    values = _Sorted()
+    # First the hidden values alone (the common case: none is in the text), then the guard for those that are.
+    hidden = _Sorted(with_visible=False)
     for index, entity, spec in entities:
-        for name, child in spec.fields.items():
-            if name in entity and name != "entity_type":
-                _split(child, entity[name], f"entities[{index}].{name}", scopes, values)
+        ways = hidden_ways(spec)
+        if ways is not None:
+            _hide(ways, entity, f"entities[{index}]", scopes, hidden)
+    if not hidden.hidden:
+        return {}
     read = "\n".join(_read_strings(result.content)).casefold()
-    numbers = {significant_digits(n) for n in NUMBER.findall(read)} - values.visible_numbers
+    wants_numbers = any(isinstance(needle, frozenset) for _, _, needle in hidden.hidden)
+    numbers = {significant_digits(n) for n in NUMBER.findall(read)} if wants_numbers else set()
+    suspects = [(path, scope, needle) for path, scope, needle in hidden.hidden if _in(needle, read, numbers)]
+    if not suspects:
+        return {}
+    shown = _Sorted()
+    _sort(entities, scopes, shown)
     found: dict[str, str | None] = {}  # ordered, each path once
-    for path, scope, needle in values.hidden:
+    for path, scope, needle in suspects:
         if isinstance(needle, frozenset):
-            leaked = not needle.isdisjoint(numbers)
+            leaked = not needle.isdisjoint(numbers - shown.visible_numbers)
         else:
-            leaked = _word_in(needle, read) and not any(needle in shown for shown in values.visible_strings)
+            leaked = not any(needle in text for text in shown.visible_strings)
         if leaked:
             found.setdefault(path, scope)
     return found
+
+
+def _sort(entities: list[tuple[int, dict[str, Any], Any]], scopes: Collection[str], out: _Sorted) -> None:
+    for index, entity, spec in entities:
+        for name, child in spec.fields.items():
+            if name in entity and name != "entity_type":
+                _split(child, entity[name], f"entities[{index}].{name}", scopes, out)
+
+
+def _in(needle: str | frozenset[str], read: str, numbers: set[str]) -> bool:
+    if isinstance(needle, frozenset):
+        return not needle.isdisjoint(numbers)
+    return _word_in(needle, read)
 
 
 def _word_in(needle: str, text: str) -> bool:
@@ -156,15 +225,6 @@ def _word_in(needle: str, text: str) -> bool:
 
 def _visible(spec: FieldSpec, scopes: Collection[str]) -> bool:
     return spec.llm_visible and granted(spec, scopes)
-
-
-def _fields(fields: Mapping[str, FieldSpec]) -> Iterator[tuple[str, FieldSpec]]:
-    for name, spec in fields.items():
-        yield name, spec
-        yield from _fields(spec.properties or {})
-        if spec.items is not None:
-            yield "items", spec.items
-            yield from _fields(spec.items.properties or {})
 
 
 def _split(spec: FieldSpec, value: Any, path: str, scopes: Collection[str], out: _Sorted) -> None:
