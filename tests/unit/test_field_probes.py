@@ -129,3 +129,13 @@ def test_a_business_may_give_hidden_values_to_every_client() -> None:
         [account] = model_only.call_tool("show_account").entities
 
     assert account["risk_score"] == 0.8731 and "balance_yuan" not in account
+
+
+@pytest.mark.parametrize(("capabilities", "card_data"), [(CARDS, True), ({}, False)], ids=["apps host", "no cards"])
+def test_a_tasks_result_is_delivered_as_its_reader_may_see_it(capabilities: Any, card_data: bool) -> None:
+    with client("2026-07-28", capabilities=capabilities) as caller:
+        state = caller.call_tool_as_task("show_account_later").wait()
+
+    assert state.result is not None
+    [account] = state.result.entities
+    assert "balance_yuan" not in account and ("risk_score" in account) is card_data

@@ -6,7 +6,7 @@ and tests/integration/test_field_probes_http.py run it in-process and behind `ma
 directory.
 """
 
-from mcp_lambda.tools import Business, ToolAnnotations, ToolResult, entities, tool
+from mcp_lambda.tools import Business, TaskConfig, ToolAnnotations, ToolResult, entities, tool
 
 ACCOUNT = {
     "account_id": "acct-1",
@@ -39,4 +39,13 @@ def show_balance() -> ToolResult:
     return entities([ACCOUNT], text="Balance: 12,345 yuan.")  # needs accounts:balance to be the model's
 
 
-BUSINESS = Business(name="fieldprobe", tools=[show_account, show_risk, show_code, show_balance], secrets=[])
+@tool(description="Use to show the account, as a task. Not for anything else.", task=TaskConfig())
+def show_account_later() -> ToolResult:
+    return entities([ACCOUNT], text="One account.")
+
+
+BUSINESS = Business(
+    name="fieldprobe",
+    tools=[show_account, show_risk, show_code, show_balance, show_account_later],
+    secrets=[],
+)
