@@ -22,6 +22,7 @@ from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
 from .downstream import HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
+from .manifest.visibility import all_fields
 from .observability import ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient
 from .protocol.apps import AppViews
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
     from .calls.quotas import QuotaStore
     from .calls.task_invoke import TaskInvoker
+    from .manifest.models import Manifest
     from .protocol import McpServer
     from .secrets import SecretSource
     from .stores.tasks import TaskStore
@@ -255,7 +257,15 @@ def build_server(
             business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
         ),
         task_methods,
+        field_scopes=field_scopes_of(manifest),
     )
+
+
+def field_scopes_of(manifest: Manifest | None) -> tuple[str, ...]:
+    """The scopes the manifest's fields require (`requires_scope`), sorted; none without a manifest."""
+    if manifest is None:
+        return ()
+    return tuple(sorted({spec.requires_scope for _, spec in all_fields(manifest) if spec.requires_scope}))
 
 
 def build_runtime(

@@ -131,7 +131,9 @@ def test_a_business_may_give_hidden_values_to_every_client() -> None:
     assert account["risk_score"] == 0.8731 and "balance_yuan" not in account
 
 
-@pytest.mark.parametrize(("capabilities", "card_data"), [(CARDS, True), ({}, False)], ids=["apps host", "no cards"])
+@pytest.mark.parametrize(
+    ("capabilities", "card_data"), [(CARDS, True), ({}, False)], ids=["apps host", "no cards"]
+)
 def test_a_tasks_result_is_delivered_as_its_reader_may_see_it(capabilities: Any, card_data: bool) -> None:
     with client("2026-07-28", capabilities=capabilities) as caller:
         state = caller.call_tool_as_task("show_account_later").wait()
@@ -139,3 +141,10 @@ def test_a_tasks_result_is_delivered_as_its_reader_may_see_it(capabilities: Any,
     assert state.result is not None
     [account] = state.result.entities
     assert "balance_yuan" not in account and ("risk_score" in account) is card_data
+
+
+def test_the_protected_resource_metadata_offers_the_field_scopes() -> None:
+    with client("2026-07-28") as caller:
+        reply = caller.send("GET", None, path="/.well-known/oauth-protected-resource", oracle=False)
+
+    assert SCOPED in reply.body["scopes_supported"]
