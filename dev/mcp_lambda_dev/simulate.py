@@ -33,6 +33,7 @@ from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import ManifestError, bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
+from mcp_lambda.manifest.visibility import delivered
 from mcp_lambda.tools import ToolResult
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.inventory import demo_inventory
@@ -198,7 +199,14 @@ def evaluate(
     tool_result = {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
     if seen:
         _, raw, violations = seen[-1]
-        detail["raw_result"] = raw.to_wire()
+        # Even the tool's own result is shown as this caller may see it: no field its scopes do not grant.
+        raw_wire = raw.to_wire()
+        if "structuredContent" in raw_wire:
+            shown = delivered(
+                bound.manifest, tool, raw_wire["structuredContent"], granted, renders_cards=True
+            )
+            raw_wire["structuredContent"] = shown
+        detail["raw_result"] = raw_wire
     elif "error" in reply:
         violations = [f"{tool}: the call failed with JSON-RPC error {reply['error'].get('code')}"]
     else:  # the server did not check (no manifest wired): check what it sent

@@ -222,7 +222,9 @@ def test_a_result_that_breaks_the_manifest_is_reported_and_exits_1(
 
 def test_simulate_shows_a_scoped_field_only_to_a_caller_granted_its_scope() -> None:
     granted, _ = evaluate("demo", "search_products", {"keyword": "cup"}, scopes=["catalogue:costs"])
-    anonymous = simulate("search_products", {"keyword": "cup"})
+    anonymous, detail = evaluate("demo", "search_products", {"keyword": "cup"})
+
+    assert "supplier_cost_yuan" not in str(detail["raw_result"])  # not even the tool's own result, as shown
 
     assert granted["scopes"] == ["catalogue:costs"] and anonymous["scopes"] == []
     for report, shown in ((granted, True), (anonymous, False)):
