@@ -13,9 +13,9 @@ manifest-lint-all: venv-run
 # ARGS is JSON; it reaches the script through the environment so its quotes survive the shell.
 simulate: export SIMULATE_ARGS = $(or $(ARGS),{})
 simulate: export SIMULATE_TOOL_CALL_ID = $(TOOL_CALL_ID)
-simulate: venv-run ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the handler; FORMAT=json; TOOL_CALL_ID=x retries it
+simulate: venv-run ## call TOOL of BUSINESS with ARGS='{"k": "v"}' through the handler; FORMAT=json; TOOL_CALL_ID=x retries it; SCOPES=a,b grants scopes
 	@[ -n "$(TOOL)" ] || { echo "simulate: TOOL is required, e.g. make simulate TOOL=search_products ARGS='{\"keyword\": \"cup\"}'" >&2; exit 2; }
-	@$(PY) -m mcp_lambda_dev.simulate --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)" --tool-call-id "$$SIMULATE_TOOL_CALL_ID"
+	@$(PY) -m mcp_lambda_dev.simulate --business "$(BUSINESS)" --tool "$(TOOL)" --args "$$SIMULATE_ARGS" --format "$(or $(FORMAT),text)" --tool-call-id "$$SIMULATE_TOOL_CALL_ID" --scopes "$(SCOPES)"
 
 test: manifest-lint-all
 

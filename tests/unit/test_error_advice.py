@@ -53,7 +53,7 @@ def off_contract(ctx: ToolContext) -> ToolResult:
 ADVICE_BUSINESS = Business(name="advice", tools=[*TEST_BUSINESS.tools, needs_secret, asks, off_contract])
 
 
-def _refuse(tool_name: str, result: ToolResult) -> list[str]:
+def _refuse(tool_name: str, result: ToolResult, scopes: Any) -> list[str]:
     return ["off_contract: nope"] if tool_name == "off_contract" else []
 
 

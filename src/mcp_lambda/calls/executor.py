@@ -63,9 +63,13 @@ class ToolExecutor:
         fingerprints: LogFingerprints | None = None,
         quotas: Quotas | None = None,
         result_view: ResultView | None = None,
+        grants_scopes: bool = False,
     ) -> None:
         self.result_check = result_check
         self.result_view = result_view
+        # Whether a caller's scopes count (AUTH_MODE jwt or apigateway): with none, no caller holds a scope, so
+        # every field that requires one is hidden from all.
+        self.grants_scopes = grants_scopes
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
@@ -200,10 +204,12 @@ class ToolExecutor:
         leak = credential_leak(value, self.fingerprints)  # a secret or the caller's token never leaves
         if leak is not None:
             return leak.refuse(call)
+        caller = call.ctx.caller
+        scopes = caller.scopes if self.grants_scopes and caller is not None else frozenset()
         if self.result_view is not None:
-            value = self.result_view(call.spec.name, value)
+            value = self.result_view(call.spec.name, value, scopes)
         if self.result_check is not None:
-            violations = self.result_check(call.spec.name, value)
+            violations = self.result_check(call.spec.name, value, scopes)
             if violations:
                 return call.contract_violation(
                     "ManifestViolation", "; ".join(violations), violations=violations[:20]
@@ -226,6 +232,7 @@ class _Call:
         started: float | None = None,
     ) -> None:
         self.spec = spec
+        self.ctx = ctx
         self.log = ctx.logger
         self.started = time.perf_counter() if started is None else started
         self.outcome = "system_error"

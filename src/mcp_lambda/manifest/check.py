@@ -6,14 +6,15 @@ Messages name the tool, the entity index and the field path, and never echo a fi
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools import ToolResult
 from ..tools.results import SUGGESTED_ACTIONS
+from .leaks import leaks
 from .models import FieldSpec, Manifest
-from .visibility import hidden_node, leaked_fields, with_model_text
+from .visibility import NO_SCOPES, with_model_text
 
 MAX_VIOLATIONS = 20
 
@@ -75,9 +76,6 @@ class ToolCheck:
     allowed: frozenset[str]
     entities: Mapping[str, EntityCheck]
     manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
-    hidden: Mapping[str, Any] = field(
-        default_factory=dict, repr=False, compare=False
-    )  # visibility.hidden_node
 
     @classmethod
     def compile(cls, manifest: Manifest, tool: str) -> ToolCheck:
@@ -97,10 +95,10 @@ class ToolCheck:
             allowed=frozenset(output.entity_types),
             entities=entities,
             manifest=manifest,
-            hidden={name: hidden_node(spec) for name, spec in manifest.entities.items()},
         )
 
-    def __call__(self, result: ToolResult) -> list[str]:
+    def __call__(self, result: ToolResult, scopes: Collection[str] = NO_SCOPES) -> list[str]:
+        """One message per violation of `result`, for a caller granted `scopes` (what is hidden from it)."""
         out: list[str] = []
         _check_content(self.tool, result.content, out)
         structured = result.structured_content
@@ -111,11 +109,16 @@ class ToolCheck:
         elif self.kind == "entities":
             self._check_entities(structured, out)
             # The text as it leaves the server (the executor settles it first; a direct check settles it here).
-            settled = with_model_text(self.manifest, self.tool, result)
-            for path in leaked_fields(self.manifest, self.tool, settled, self.hidden):
+            settled = with_model_text(self.manifest, self.tool, result, scopes)
+            for path, scope in leaks(self.manifest, self.tool, settled, scopes).items():
+                why = (
+                    "llm_visible: false"
+                    if scope is None
+                    else f"requires_scope {scope}, which the caller lacks"
+                )
                 out.append(
-                    f"{self.tool}: {path}: the field is llm_visible: false, but its value is in the result's "
-                    f"text (content), which the model reads"
+                    f"{self.tool}: {path}: the field is {why}, but its value is in the result's text "
+                    f"(content), which the model reads"
                 )
         elif "entities" in structured:
             out.append(

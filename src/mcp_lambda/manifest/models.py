@@ -24,6 +24,8 @@ class FieldSpec(BaseModel):
     llm_modifiable: bool = False
     is_entity_id: bool = False
     is_refresh_key: bool = False
+    # Only a caller whose token grants this scope receives the field; for any other it is removed (never nulled).
+    requires_scope: str | None = None
     properties: dict[str, FieldSpec] | None = None
     items: FieldSpec | None = None
 

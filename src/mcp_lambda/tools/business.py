@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..downstream import Egress
 from ..errors import StartupError
@@ -14,6 +14,10 @@ from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
 from .results import FRAMEWORK_CODES
+
+# Who receives the manifest's `llm_visible: false` values in structuredContent (docs/manifest.md).
+HiddenValues = Literal["card_clients", "all_clients"]
+HIDDEN_VALUES: tuple[str, ...] = ("card_clients", "all_clients")
 
 # completion/complete: (ref, argument name, partial value, context arguments) -> suggested values
 Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
@@ -59,6 +63,10 @@ class Business:
     # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
     # every conversation starts as a new container does.
     on_cold_start: Callable[[], None] | None = None
+    # Who receives the manifest's `llm_visible: false` values in structuredContent: "card_clients" (the default)
+    # only clients that render cards (the platform's 2024-11-05 sessions, MCP Apps hosts), so a host that hands
+    # structuredContent to its model never shows them to it; "all_clients" every client.
+    hidden_values: HiddenValues = "card_clients"
     # Lookup tables built from the lists above.
     _tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
     _prompts_by_name: dict[str, PromptSpec] = field(init=False, repr=False, compare=False)
@@ -98,6 +106,11 @@ class Business:
             raise BusinessDefinitionError(
                 f"business '{self.name}': egress must be a list of hosts (or Egress entries), e.g. "
                 "['api.example.com'], or a function returning one"
+            )
+        if self.hidden_values not in HIDDEN_VALUES:
+            raise BusinessDefinitionError(
+                f"business '{self.name}': hidden_values must be one of {', '.join(HIDDEN_VALUES)}, "
+                f"not {self.hidden_values!r}"
             )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})

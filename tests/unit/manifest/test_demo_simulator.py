@@ -17,6 +17,7 @@ REPORT_KEYS = {
     "valid",
     "violations",
     "server_log",
+    "scopes",
     "model_view",
     "cards",
     "modifiable_lists",
@@ -217,3 +218,18 @@ def test_a_result_that_breaks_the_manifest_is_reported_and_exits_1(
     assert report["tool_result"]["isError"] is True
     assert report["tool_result"]["structuredContent"]["code"] == 50010
     assert report["cards"] == [] and report["modifiable_lists"] == []
+
+
+def test_simulate_shows_a_scoped_field_only_to_a_caller_granted_its_scope() -> None:
+    granted, _ = evaluate("demo", "search_products", {"keyword": "cup"}, scopes=["catalogue:costs"])
+    anonymous, detail = evaluate("demo", "search_products", {"keyword": "cup"})
+
+    assert "supplier_cost_yuan" not in str(detail["raw_result"])  # not even the tool's own result, as shown
+
+    assert granted["scopes"] == ["catalogue:costs"] and anonymous["scopes"] == []
+    for report, shown in ((granted, True), (anonymous, False)):
+        [entity] = report["tool_result"]["structuredContent"]["entities"]
+        [seen] = report["model_view"]["entities"]
+        assert all(("supplier_cost_yuan" in item) is shown for item in entity["products"])
+        assert all(("supplier_cost_yuan" in item) is shown for item in seen["products"])
+        assert report["valid"] is True
