@@ -274,6 +274,20 @@ def run_all(run: Run, port: int, log_dir: Path, run_env: dict[str, str], moto_ur
     print(f"sam-local: sam local invoke took {time.monotonic() - started:.0f} s", flush=True)
 
 
+def build(business: str, arch: str, build_dir: Path) -> None:
+    """`make build` for `arch` into `build_dir` (the deployable build, arm64 in .aws-sam/build, is left alone)."""
+    started = time.monotonic()
+    command = ["make", "--no-print-directory", "build", f"BUSINESS={business}", f"ARCH={arch}", f"BUILD_DIR={build_dir}"]
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise BuildFailed(f"{' '.join(command)} failed:\n{(result.stdout + result.stderr)[-2000:]}")
+    print(f"sam-local: built {business} for {arch} into {build_dir} in {time.monotonic() - started:.0f} s", flush=True)
+
+
+class BuildFailed(Exception):
+    """make build failed; the message holds its output's end."""
+
+
 def new_containers(before: set[str]) -> list[str]:
     """The containers created since `before` (those of this run's sam commands)."""
     now = set(docker_host.docker("ps", "-aq", "--no-trunc").stdout.split())
@@ -282,7 +296,8 @@ def new_containers(before: set[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--build-dir", type=Path, required=True, help="what make build wrote (template.yaml inside)")
+    parser.add_argument("--business", default="demo", help="the business make build builds (its events are driven)")
+    parser.add_argument("--build-dir", type=Path, required=True, help="where make build writes (template.yaml inside)")
     parser.add_argument("--arch", choices=sorted(docker_host.DEBIAN_ARCH), default=docker_host.host_arch())
     parser.add_argument("--sam", type=Path, default=REPO / ".venv-sam" / "bin" / "sam")
     parser.add_argument("--log-dir", type=Path, default=None, help="where the logs go (default: a new temp dir)")
@@ -301,11 +316,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sam-local: SKIPPED: {exc}", flush=True)
             return SKIPPED
         print(f"sam-local: image {image} ({'AWS public' if public else 'local stand-in'}), host at {gateway}", flush=True)
+        try:
+            build(args.business, args.arch, args.build_dir)
+        except BuildFailed as exc:
+            print(f"sam-local: FAILED: {exc}", flush=True)
+            return 1
         before = set(docker_host.docker("ps", "-aq", "--no-trunc").stdout.split())
         stop.append(lambda: _remove_containers(before))
         dynamodb_local = services.dynamodb_local()
         moto_port = services.free_port()
-        moto = GatewayService("moto-server", services.moto_server(moto_port, gateway).command, moto_port, gateway)
+        # moto keeps what it serves in a recording (its /moto-api/recorder), read back to see the function's reads.
+        recording = ["env", f"MOTO_RECORDER_FILEPATH={log_dir / 'moto-recording'}"]
+        moto_command = [*recording, *services.moto_server(moto_port, gateway).command]
+        moto = GatewayService("moto-server", moto_command, moto_port, gateway)
         for service in (dynamodb_local, moto):
             service.start()
             stop.append(service.stop)

@@ -108,7 +108,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _debian_root() -> bool:
+def debian_root() -> bool:
+    """Whether this is Debian and we are root: where docker.io and debootstrap can be installed and run."""
     return Path("/etc/debian_version").is_file() and os.geteuid() == 0
 
 
@@ -138,7 +139,7 @@ def ensure_daemon(log_path: Path) -> DockerDaemon:
     """
     if daemon_answers():
         return DockerDaemon()
-    if not _debian_root():
+    if not debian_root():
         raise DockerUnavailable(
             "no Docker daemon answers `docker info`; start Docker (Docker Desktop, or `sudo systemctl start docker`)"
             " - this machine is not Debian-as-root, where make sam-local installs docker.io and starts dockerd itself"
@@ -170,12 +171,17 @@ def ensure_daemon(log_path: Path) -> DockerDaemon:
 
 
 def gateway_address() -> str:
-    """The address containers reach the host at: the gateway of Docker's default bridge (host-gateway)."""
-    result = docker("network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}")
-    address = result.stdout.strip()
-    if not address:
-        raise DockerUnavailable("Docker's default bridge has no gateway address; sam local needs the bridge network")
-    return address
+    """The address containers reach the host at: host-gateway, the address of Docker's default bridge."""
+    inspect = "{{range .IPAM.Config}}{{.Gateway}}{{end}} {{index .Options \"com.docker.network.bridge.name\"}}"
+    gateway, _, interface = docker("network", "inspect", "bridge", "--format", inspect).stdout.strip().rpartition(" ")
+    if gateway.strip():
+        return gateway.strip()
+    # dockerd 20.10 (Debian's docker.io) leaves the gateway out of IPAM: the bridge interface holds it.
+    shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", interface or "docker0"], capture_output=True, text=True, check=False)
+    for word in shown.stdout.split():
+        if "/" in word and word.split("/")[0].count(".") == 3:
+            return word.split("/")[0]
+    raise DockerUnavailable("Docker's default bridge has no address; sam local needs the bridge network")
 
 
 def image_exists(name: str) -> bool:
@@ -210,7 +216,7 @@ def build_standin(arch: str) -> str:
     tag = standin_tag(arch)
     if image_exists(tag):
         return tag
-    if not _debian_root():
+    if not debian_root():
         raise DockerUnavailable(f"the public Lambda image cannot be pulled and the stand-in {tag} is built on Debian as root")
     if arch != host_arch():
         apt_install("qemu-user-static", "binfmt-support")  # an arm64 root filesystem runs its own programs
