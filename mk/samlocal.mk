@@ -8,7 +8,7 @@
 
 SAM_LOCAL_ARCH = $(or $(ARCH),$(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64))
 
-sam-local: venv $(SAM_VENV)/.installed ## build BUSINESS for this machine (or ARCH=x86_64|arm64) and drive it under sam local start-api and invoke, in Docker
+sam-local: venv $(SAM_VENV)/.installed services-install ## build BUSINESS for this machine (or ARCH=x86_64|arm64) and drive it under sam local start-api and invoke, in Docker
 	$(PY) scripts/sam_local.py --business $(BUSINESS) --arch $(SAM_LOCAL_ARCH) \
 	  --build-dir .aws-sam/local-$(SAM_LOCAL_ARCH)/build || { status=$$?; [ $$status -eq 3 ] || exit $$status; }
 

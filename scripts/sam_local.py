@@ -21,6 +21,7 @@ containers its SAM runs created. Exit 0 when every check passed, 1 when one fail
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import os
@@ -52,6 +53,7 @@ REGION = "us-east-1"
 START_API_SECONDS = 180.0  # the first request through an emulated arm64 image takes about 40 s
 REQUEST_SECONDS = 60.0
 SKIPPED = 3
+LOCAL_PACKAGE_LIMIT_MB = 24
 DOCKER_HOST_NAME = "host.docker.internal"
 SAM_ENV = {"SAM_CLI_TELEMETRY": "0", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
 
@@ -130,15 +132,15 @@ def _test_keys() -> dict[str, str]:
 
 
 def moto_requests(moto_url: str, action: str) -> list[dict[str, Any]]:
-    """The requests moto recorded (its /moto-api/recorder) whose action is `action`."""
+    """The bodies of the requests for `action` that moto recorded (its /moto-api/recorder) since it started."""
     with urllib_open(f"{moto_url}/moto-api/recorder/download-recording") as reply:
         lines = reply.read().decode().splitlines()
     found = []
-    for line in lines:
-        entry = json.loads(line)
-        headers = {k.lower(): v for k, v in (entry.get("headers") or {}).items()}
+    for entry in map(json.loads, lines):
+        headers = {name.lower(): value for name, value in (entry.get("headers") or {}).items()}
         if headers.get("x-amz-target", "").endswith(f".{action}"):
-            found.append(entry)
+            body = base64.b64decode(entry["body"]) if entry.get("body_encoded") else entry.get("body") or "{}"
+            found.append(json.loads(body))
     return found
 
 
@@ -213,7 +215,7 @@ def drive_start_api(run: Run, url: str, run_env: dict[str, str]) -> None:
     run.check("2026-07-28 server/discover")
     route = modern.call_tool("search_routes", {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"})
     assert not route.is_error, route.text
-    run.check(f"2026-07-28 tools/call search_routes: {route.text[:60]}")
+    run.check(f"2026-07-28 tools/call search_routes: {route.text.splitlines()[0][:60]}")
 
     key = f"call_sam_local_{uuid.uuid4().hex[:8]}"
     arguments = {"product_id": "p-1004", "alert": "restock"}
@@ -265,7 +267,7 @@ def run_all(run: Run, port: int, log_dir: Path, run_env: dict[str, str], moto_ur
         drive_start_api(run, f"http://127.0.0.1:{port}/mcp", run_env)
     print(f"sam-local: start-api flows took {time.monotonic() - started:.0f} s", flush=True)
     reads = moto_requests(moto_url, "GetSecretValue")
-    assert any(run.secret_id in json.dumps(entry.get("body")) for entry in reads), (
+    assert any(body.get("SecretId") == run.secret_id for body in reads), (
         f"the function never read {run.secret_id} from moto's Secrets Manager"
     )
     run.check(f"the function read its secret {run.secret_id} from moto's Secrets Manager ({len(reads)} GetSecretValue)")
@@ -278,6 +280,8 @@ def build(business: str, arch: str, build_dir: Path) -> None:
     """`make build` for `arch` into `build_dir` (the deployable build, arm64 in .aws-sam/build, is left alone)."""
     started = time.monotonic()
     command = ["make", "--no-print-directory", "build", f"BUSINESS={business}", f"ARCH={arch}", f"BUILD_DIR={build_dir}"]
+    # The size limit guards the deployed arm64 package; x86_64 wheels are larger (pydantic_core alone by ~1 MB).
+    command += [f"PACKAGE_LIMIT_MB={LOCAL_PACKAGE_LIMIT_MB}"] if arch != "arm64" else []
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BuildFailed(f"{' '.join(command)} failed:\n{(result.stdout + result.stderr)[-2000:]}")
@@ -310,28 +314,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             daemon = docker_host.ensure_daemon(log_dir / "dockerd.log")
             stop.append(daemon.stop)
-            gateway = docker_host.gateway_address()
+            gateway = docker_host.listen_address(docker_host.gateway_address())
             image, public = docker_host.lambda_image(args.arch)
         except docker_host.DockerUnavailable as exc:
             print(f"sam-local: SKIPPED: {exc}", flush=True)
             return SKIPPED
         print(f"sam-local: image {image} ({'AWS public' if public else 'local stand-in'}), host at {gateway}", flush=True)
-        try:
-            build(args.business, args.arch, args.build_dir)
-        except BuildFailed as exc:
-            print(f"sam-local: FAILED: {exc}", flush=True)
-            return 1
         before = set(docker_host.docker("ps", "-aq", "--no-trunc").stdout.split())
         stop.append(lambda: _remove_containers(before))
-        dynamodb_local = services.dynamodb_local()
-        moto_port = services.free_port()
-        # moto keeps what it serves in a recording (its /moto-api/recorder), read back to see the function's reads.
-        recording = ["env", f"MOTO_RECORDER_FILEPATH={log_dir / 'moto-recording'}"]
-        moto_command = [*recording, *services.moto_server(moto_port, gateway).command]
-        moto = GatewayService("moto-server", moto_command, moto_port, gateway)
-        for service in (dynamodb_local, moto):
-            service.start()
-            stop.append(service.stop)
+        try:
+            build(args.business, args.arch, args.build_dir)
+            dynamodb_local = services.dynamodb_local()
+            moto_port = services.free_port()
+            # moto keeps what it serves in a recording (its /moto-api/recorder): the function's reads, seen.
+            recording = ["env", f"MOTO_RECORDER_FILEPATH={log_dir / 'moto-recording'}"]
+            moto_command = [*recording, *services.moto_server(moto_port, gateway).command]
+            moto = GatewayService("moto-server", moto_command, moto_port, gateway)
+            for service in (dynamodb_local, moto):
+                stop.append(service.stop)
+                service.start()
+        except (BuildFailed, services.ServiceError) as exc:
+            print(f"sam-local: FAILED: {exc}", flush=True)
+            return 1
         env_vars = local_env_vars(ENV_FILE, {8000: dynamodb_local.port, 5000: moto.port})
         env_path = log_dir / "env.json"
         env_path.write_text(json.dumps(env_vars, indent=2))

@@ -16,6 +16,7 @@ import os
 import platform
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -182,6 +183,17 @@ def gateway_address() -> str:
         if "/" in word and word.split("/")[0].count(".") == 3:
             return word.split("/")[0]
     raise DockerUnavailable("Docker's default bridge has no address; sam local needs the bridge network")
+
+
+def listen_address(gateway: str) -> str:
+    """Where a host service for the containers listens: the bridge's address on Linux; 127.0.0.1 with Docker
+    Desktop, whose bridge lives in its VM and which forwards host.docker.internal to the host's loopback."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((gateway, 0))
+        except OSError:
+            return "127.0.0.1"
+    return gateway
 
 
 def image_exists(name: str) -> bool:

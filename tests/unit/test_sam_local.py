@@ -25,7 +25,7 @@ def test_env_vars_keep_env_json_and_move_each_endpoint_to_its_services_port() ->
     variables = sam_local.local_env_vars(ROOT / "env.json", {8000: 41001, 5000: 41002})["McpFunction"]
 
     assert variables["AWS_ENDPOINT_URL_DYNAMODB"] == "http://host.docker.internal:41001"
-    assert variables["AWS_ENDPOINT_URL_SECRETSMANAGER"] == "http://host.docker.internal:41002"
+    assert variables["AWS_ENDPOINT_URL_SECRETS_MANAGER"] == "http://host.docker.internal:41002"
     unchanged = {name for name in documented if not name.startswith("AWS_ENDPOINT_URL_")}
     assert {name: variables[name] for name in unchanged} == {name: documented[name] for name in unchanged}
 

@@ -378,7 +378,7 @@ def test_environment_names_the_business_table_and_secret(function: dict[str, Any
     assert env["TASK_TTL_MS"] == {"Ref": "TaskTtlMs"}
     assert env["SECRET_ID"] == SECRET_REF
     assert env["MANIFEST_DIR"] == "/var/task/manifest"
-    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETSMANAGER"] == ""
+    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETS_MANAGER"] == ""
 
 
 def test_environment_is_a_valid_runtime_configuration(
