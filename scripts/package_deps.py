@@ -49,6 +49,8 @@ def lambda_platform(architecture: str = "arm64") -> tuple[str, ...]:
         "--platform", WHEEL_PLATFORMS[architecture], "--implementation", "cp", "--python-version", "3.13",
         "--only-binary=:all:",
     )  # fmt: skip
+
+
 BUSINESS_CODE = "businesses"  # the business part of the package: its code, and the entries its pins added
 
 
@@ -168,7 +170,15 @@ def install(
     """
     with tempfile.TemporaryDirectory(prefix="package-deps-") as scratch:
         target = Path(scratch) / "site"
-        command = [*pip, "install", "--quiet", "--no-compile", "--target", str(target), *lambda_platform(architecture)]
+        command = [
+            *pip,
+            "install",
+            "--quiet",
+            "--no-compile",
+            "--target",
+            str(target),
+            *lambda_platform(architecture),
+        ]
         done = subprocess.run(
             [*command, "-c", str(constraints), "-r", str(requirements)],
             capture_output=True,
@@ -265,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         "--deploy-params", default=os.environ.get("DEPLOY_PARAMS", ""), help="default: $DEPLOY_PARAMS"
     )
     parser.add_argument("--check-deploy", action="store_true", help="refuse a deploy the build cannot serve")
-    parser.add_argument("--architecture", choices=sorted(WHEEL_PLATFORMS), default="arm64", help="default: arm64")
+    parser.add_argument(
+        "--architecture", choices=sorted(WHEEL_PLATFORMS), default="arm64", help="default: arm64"
+    )
     parser.add_argument(
         "--overrides",
         action="store_true",

@@ -25,6 +25,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -38,21 +39,24 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+from scripts import sam_local_docker as docker_host
 
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.testing.replay import check_step, load_conversation, substitute
 from mcp_lambda_dev import services
-from scripts import sam_local_docker as docker_host
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_FILE = REPO / "env.json"
 EVENTS = REPO / "events" / "demo"
-INVOKED_CONVERSATIONS = ("modern_2026_07_28", "doubao_2024_11_05")
+# One new container per event, about 20 s each on a loaded 2-core machine: the Doubao conversation, whose session
+# must outlive each container (DynamoDB Local), is the one start-api cannot show; the 2026-07-28 one is stateless.
+INVOKED_CONVERSATIONS = ("doubao_2024_11_05",)
 FUNCTION = "McpFunction"
 REGION = "us-east-1"
 START_API_SECONDS = 180.0  # the first request through an emulated arm64 image takes about 40 s
 REQUEST_SECONDS = 60.0
 SKIPPED = 3
+LAMBDA_PYTHON = "3.13.0"  # mk/deploy.mk's: the pyenv version make build looks for first
 LOCAL_PACKAGE_LIMIT_MB = 24
 DOCKER_HOST_NAME = "host.docker.internal"
 SAM_ENV = {"SAM_CLI_TELEMETRY": "0", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
@@ -82,7 +86,7 @@ class Run:
         ]  # fmt: skip
 
 
-def local_env_vars(env_file: Path, ports: dict[str, int]) -> dict[str, dict[str, str]]:
+def local_env_vars(env_file: Path, ports: dict[int, int]) -> dict[str, dict[str, str]]:
     """env.json's variables with each host.docker.internal endpoint on the port its service really uses.
 
     Args:
@@ -123,7 +127,9 @@ def prepare(run_env: dict[str, str], dynamodb_url: str, moto_url: str) -> tuple[
     services.create_protection_table(dynamodb, run_env["PROTECTION_TABLE"])
     secrets = boto3.client("secretsmanager", endpoint_url=moto_url, region_name=REGION, **_test_keys())
     # The function reads it for the key of its log fingerprints (a random one each run: never a real value).
-    secrets.create_secret(Name=run_env["SECRET_ID"], SecretString=json.dumps({"log_fingerprint_key": uuid.uuid4().hex}))
+    secrets.create_secret(
+        Name=run_env["SECRET_ID"], SecretString=json.dumps({"log_fingerprint_key": uuid.uuid4().hex})
+    )
     return dynamodb, run_env["SECRET_ID"]
 
 
@@ -184,7 +190,9 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], log_path: Path) -
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.5)
-    raise AssertionError(f"sam local start-api did not listen within {START_API_SECONDS:.0f} s: {_tail(log_path)}")
+    raise AssertionError(
+        f"sam local start-api did not listen within {START_API_SECONDS:.0f} s: {_tail(log_path)}"
+    )
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -195,10 +203,17 @@ def drive_start_api(run: Run, url: str, run_env: dict[str, str]) -> None:
     """The flows through SAM's API Gateway emulation, each checked against DynamoDB Local where state is kept."""
     with McpTestClient.over_http(url, "2024-11-05", timeout=REQUEST_SECONDS, oracle=False) as doubao:
         session_id = doubao.session_id
+        assert session_id, "initialize gave no Mcp-Session-Id"
         run.check(f"2024-11-05 initialize + notifications/initialized: session {session_id[:8]}...")
-        stored = run.dynamodb.get_item(TableName=run_env["SESSIONS_TABLE"], Key={"session_id": {"S": session_id}})
-        assert "Item" in stored, f"session {session_id} is not in DynamoDB Local's {run_env['SESSIONS_TABLE']}"
-        run.check(f"the session is an item of DynamoDB Local's {run_env['SESSIONS_TABLE']} (the container reached the host)")
+        stored = run.dynamodb.get_item(
+            TableName=run_env["SESSIONS_TABLE"], Key={"session_id": {"S": session_id}}
+        )
+        assert "Item" in stored, (
+            f"session {session_id} is not in DynamoDB Local's {run_env['SESSIONS_TABLE']}"
+        )
+        run.check(
+            f"the session is an item of DynamoDB Local's {run_env['SESSIONS_TABLE']} (the container reached the host)"
+        )
         tools = [tool.name for tool in doubao.list_tools()]
         assert "search_products" in tools, tools
         run.check(f"2024-11-05 tools/list: {len(tools)} tools")
@@ -213,7 +228,9 @@ def drive_start_api(run: Run, url: str, run_env: dict[str, str]) -> None:
     discovered, _, _ = modern.request("server/discover")
     assert "2026-07-28" in json.dumps(discovered), discovered
     run.check("2026-07-28 server/discover")
-    route = modern.call_tool("search_routes", {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"})
+    route = modern.call_tool(
+        "search_routes", {"origin": "guomao", "destination": "capital_airport_t3", "travel_mode": "taxi"}
+    )
     assert not route.is_error, route.text
     run.check(f"2026-07-28 tools/call search_routes: {route.text.splitlines()[0][:60]}")
 
@@ -227,7 +244,9 @@ def drive_start_api(run: Run, url: str, run_env: dict[str, str]) -> None:
     assert again.structured_content["subscription_id"] != subscription, "a call without a key was replayed"
     records = run.dynamodb.scan(TableName=run_env["IDEMPOTENCY_TABLE"])["Items"]
     assert records, f"no exactly-once record in DynamoDB Local's {run_env['IDEMPOTENCY_TABLE']}"
-    run.check(f"exactly-once: the retry with {key} got {subscription} again ({len(records)} record in DynamoDB Local)")
+    run.check(
+        f"exactly-once: the retry with {key} got {subscription} again ({len(records)} record in DynamoDB Local)"
+    )
 
 
 def invoke_events(run: Run, log_path: Path) -> None:
@@ -253,11 +272,22 @@ def invoke_events(run: Run, log_path: Path) -> None:
             assert result.returncode == 0, f"sam local invoke {step.name}: {result.stderr[-800:]}"
             response = json.loads(result.stdout.strip().splitlines()[-1])
             check_step(step, response, bindings)
-            run.check(f"sam local invoke events/demo/{conversation}/{step.name}.json: {response['statusCode']} as recorded")
+            run.check(
+                f"sam local invoke events/demo/{conversation}/{step.name}.json: {response['statusCode']} as recorded"
+            )
 
 
 def run_all(run: Run, port: int, log_dir: Path, run_env: dict[str, str], moto_url: str) -> None:
-    command = [str(run.sam), "local", "start-api", "--host", "127.0.0.1", "--port", str(port), *run.sam_args()]
+    command = [
+        str(run.sam),
+        "local",
+        "start-api",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        *run.sam_args(),
+    ]
     command += ["--warm-containers", "LAZY"]
     started = time.monotonic()
     log_path = log_dir / "start-api.log"
@@ -270,46 +300,90 @@ def run_all(run: Run, port: int, log_dir: Path, run_env: dict[str, str], moto_ur
     assert any(body.get("SecretId") == run.secret_id for body in reads), (
         f"the function never read {run.secret_id} from moto's Secrets Manager"
     )
-    run.check(f"the function read its secret {run.secret_id} from moto's Secrets Manager ({len(reads)} GetSecretValue)")
+    run.check(
+        f"the function read its secret {run.secret_id} from moto's Secrets Manager ({len(reads)} GetSecretValue)"
+    )
     started = time.monotonic()
     invoke_events(run, log_dir / "invoke.log")
     print(f"sam-local: sam local invoke took {time.monotonic() - started:.0f} s", flush=True)
 
 
+def build_python_missing() -> str | None:
+    """Why `make build` cannot run here (it needs Python 3.13: pyenv's LAMBDA_PYTHON or python3.13 on PATH)."""
+    pyenv = (
+        subprocess.run(["pyenv", "prefix", LAMBDA_PYTHON], capture_output=True, text=True, check=False)
+        if shutil.which("pyenv")
+        else None
+    )
+    if (
+        pyenv is not None
+        and pyenv.returncode == 0
+        and (Path(pyenv.stdout.strip()) / "bin" / "python3.13").exists()
+    ):
+        return None
+    if shutil.which("python3.13"):
+        return None
+    return f"make build needs Python 3.13 (pyenv install {LAMBDA_PYTHON}, or python3.13 on PATH)"
+
+
 def build(business: str, arch: str, build_dir: Path) -> None:
     """`make build` for `arch` into `build_dir` (the deployable build, arm64 in .aws-sam/build, is left alone)."""
     started = time.monotonic()
-    command = ["make", "--no-print-directory", "build", f"BUSINESS={business}", f"ARCH={arch}", f"BUILD_DIR={build_dir}"]
+    command = [
+        "make",
+        "--no-print-directory",
+        "build",
+        f"BUSINESS={business}",
+        f"ARCH={arch}",
+        f"BUILD_DIR={build_dir}",
+    ]
     # The size limit guards the deployed arm64 package; x86_64 wheels are larger (pydantic_core alone by ~1 MB).
     command += [f"PACKAGE_LIMIT_MB={LOCAL_PACKAGE_LIMIT_MB}"] if arch != "arm64" else []
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise BuildFailed(f"{' '.join(command)} failed:\n{(result.stdout + result.stderr)[-2000:]}")
-    print(f"sam-local: built {business} for {arch} into {build_dir} in {time.monotonic() - started:.0f} s", flush=True)
+    print(
+        f"sam-local: built {business} for {arch} into {build_dir} in {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
 
 
 class BuildFailed(Exception):
     """make build failed; the message holds its output's end."""
 
 
-def new_containers(before: set[str]) -> list[str]:
-    """The containers created since `before` (those of this run's sam commands)."""
-    now = set(docker_host.docker("ps", "-aq", "--no-trunc").stdout.split())
-    return sorted(now - before)
+def new_containers(before: set[str], image: str) -> list[str]:
+    """The containers created since `before` from `image`'s repository (SAM runs its "rapid" image built on it)."""
+    repository = image.rsplit(":", 1)[0]
+    listed = docker_host.docker(
+        "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Image}}"
+    ).stdout.splitlines()
+    found = (line.split(" ", 1) for line in listed if " " in line)
+    return sorted(cid for cid, used in found if cid not in before and used.rsplit(":", 1)[0] == repository)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--business", default="demo", help="the business make build builds (its events are driven)")
-    parser.add_argument("--build-dir", type=Path, required=True, help="where make build writes (template.yaml inside)")
+    parser.add_argument(
+        "--business", default="demo", help="the business make build builds (its events are driven)"
+    )
+    parser.add_argument(
+        "--build-dir", type=Path, required=True, help="where make build writes (template.yaml inside)"
+    )
     parser.add_argument("--arch", choices=sorted(docker_host.DEBIAN_ARCH), default=docker_host.host_arch())
     parser.add_argument("--sam", type=Path, default=REPO / ".venv-sam" / "bin" / "sam")
-    parser.add_argument("--log-dir", type=Path, default=None, help="where the logs go (default: a new temp dir)")
+    parser.add_argument(
+        "--log-dir", type=Path, default=None, help="where the logs go (default: a new temp dir)"
+    )
     args = parser.parse_args(argv)
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="sam-local-"))
     log_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     stop: list[Callable[[], None]] = []
+    missing = build_python_missing()
+    if missing:
+        print(f"sam-local: SKIPPED: {missing}", flush=True)
+        return SKIPPED
     try:
         try:
             daemon = docker_host.ensure_daemon(log_dir / "dockerd.log")
@@ -319,9 +393,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except docker_host.DockerUnavailable as exc:
             print(f"sam-local: SKIPPED: {exc}", flush=True)
             return SKIPPED
-        print(f"sam-local: image {image} ({'AWS public' if public else 'local stand-in'}), host at {gateway}", flush=True)
+        print(
+            f"sam-local: image {image} ({'AWS public' if public else 'local stand-in'}), host at {gateway}",
+            flush=True,
+        )
         before = set(docker_host.docker("ps", "-aq", "--no-trunc").stdout.split())
-        stop.append(lambda: _remove_containers(before))
+        stop.append(lambda: _remove_containers(before, image))
         try:
             build(args.business, args.arch, args.build_dir)
             dynamodb_local = services.dynamodb_local()
@@ -347,17 +424,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             run_all(run, services.free_port(), log_dir, run_env, moto.endpoint_url)
         except (AssertionError, subprocess.SubprocessError, OSError, ValueError) as exc:
-            print(f"sam-local: FAILED after {len(run.checked)} checks: {exc}\nsam-local: logs in {log_dir}", flush=True)
+            print(
+                f"sam-local: FAILED after {len(run.checked)} checks: {exc}\nsam-local: logs in {log_dir}",
+                flush=True,
+            )
             return 1
-        print(f"sam-local: {len(run.checked)} checks passed in {time.monotonic() - started:.0f} s (logs: {log_dir})")
+        print(
+            f"sam-local: {len(run.checked)} checks passed in {time.monotonic() - started:.0f} s (logs: {log_dir})"
+        )
         return 0
     finally:
         for stop_one in reversed(stop):
             stop_one()
 
 
-def _remove_containers(before: set[str]) -> None:
-    for container in new_containers(before):
+def _remove_containers(before: set[str], image: str) -> None:
+    for container in new_containers(before, image):
         docker_host.docker("rm", "-f", container, check=False)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 PUBLIC_IMAGE = "public.ecr.aws/lambda/python:3.13-{arch}"
 STANDIN_REPOSITORY = "mcp-lambda/python3.13-standin"
 DEBIAN_SUITE = "trixie"  # the Debian release whose python3 is 3.13 (bookworm's is 3.11)
-DEBIAN_MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
 AWSLAMBDARIC = "awslambdaric==4.2.2"
 DEBIAN_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
 WHEEL_PLATFORM = {"x86_64": "manylinux2014_x86_64", "arm64": "manylinux2014_aarch64"}
@@ -122,7 +122,9 @@ def apt_install(*packages: str) -> None:
         subprocess.run(["apt-get", "update"], env=env, capture_output=True, check=False)
         result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise DockerUnavailable(f"apt-get install {' '.join(packages)} failed: {result.stderr.strip()[-300:]}")
+            raise DockerUnavailable(
+                f"apt-get install {' '.join(packages)} failed: {result.stderr.strip()[-300:]}"
+            )
 
 
 def ensure_daemon(log_path: Path) -> DockerDaemon:
@@ -173,12 +175,19 @@ def ensure_daemon(log_path: Path) -> DockerDaemon:
 
 def gateway_address() -> str:
     """The address containers reach the host at: host-gateway, the address of Docker's default bridge."""
-    inspect = "{{range .IPAM.Config}}{{.Gateway}}{{end}} {{index .Options \"com.docker.network.bridge.name\"}}"
-    gateway, _, interface = docker("network", "inspect", "bridge", "--format", inspect).stdout.strip().rpartition(" ")
+    inspect = '{{range .IPAM.Config}}{{.Gateway}}{{end}} {{index .Options "com.docker.network.bridge.name"}}'
+    gateway, _, interface = (
+        docker("network", "inspect", "bridge", "--format", inspect).stdout.strip().rpartition(" ")
+    )
     if gateway.strip():
         return gateway.strip()
     # dockerd 20.10 (Debian's docker.io) leaves the gateway out of IPAM: the bridge interface holds it.
-    shown = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", interface or "docker0"], capture_output=True, text=True, check=False)
+    shown = subprocess.run(
+        ["ip", "-4", "-o", "addr", "show", "dev", interface or "docker0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     for word in shown.stdout.split():
         if "/" in word and word.split("/")[0].count(".") == 3:
             return word.split("/")[0]
@@ -229,7 +238,9 @@ def build_standin(arch: str) -> str:
     if image_exists(tag):
         return tag
     if not debian_root():
-        raise DockerUnavailable(f"the public Lambda image cannot be pulled and the stand-in {tag} is built on Debian as root")
+        raise DockerUnavailable(
+            f"the public Lambda image cannot be pulled and the stand-in {tag} is built on Debian as root"
+        )
     if arch != host_arch():
         apt_install("qemu-user-static", "binfmt-support")  # an arm64 root filesystem runs its own programs
     if shutil.which("debootstrap") is None:

@@ -139,7 +139,10 @@ def differences(old: Any, new: Any, path: str = "$") -> list[str]:
 def main(argv: list[str]) -> int:
     templates = [transformed(path) for path in argv]
     if len(templates) == 1:
-        bodies = {mode: deployed(templates[0], values)["Resources"]["McpApi"]["Properties"]["Body"] for mode, values in MODES.items()}
+        bodies = {
+            mode: deployed(templates[0], values)["Resources"]["McpApi"]["Properties"]["Body"]
+            for mode, values in MODES.items()
+        }
         print(json.dumps(bodies, indent=1, sort_keys=True))
         return 0
     old, new = templates

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.cloudformation import load_template, walk
-
 from scripts import sam_local, sam_local_docker
+from tests.support.cloudformation import load_template, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 SAM_PYTHON = ROOT / ".venv-sam" / "bin" / "python"
@@ -40,7 +39,9 @@ def test_the_stand_in_is_rebuilt_when_its_recipe_changes(monkeypatch: pytest.Mon
     assert sam_local_docker.standin_tag("x86_64") != tag
 
 
-@pytest.mark.parametrize(("machine", "arch"), [("x86_64", "x86_64"), ("AMD64", "x86_64"), ("aarch64", "arm64")])
+@pytest.mark.parametrize(
+    ("machine", "arch"), [("x86_64", "x86_64"), ("AMD64", "x86_64"), ("aarch64", "arm64")]
+)
 def test_the_host_architecture_is_named_as_lambda_names_it(
     monkeypatch: pytest.MonkeyPatch, machine: str, arch: str
 ) -> None:
@@ -55,7 +56,7 @@ def test_without_a_daemon_off_debian_as_root_it_says_what_is_missing(
     monkeypatch.setattr(sam_local_docker, "daemon_answers", lambda: False)
     monkeypatch.setattr(sam_local_docker, "debian_root", lambda: False)
 
-    with pytest.raises(sam_local_docker.DockerUnavailable, match="no Docker daemon answers.*Docker Desktop"):
+    with pytest.raises(sam_local_docker.DockerUnavailable, match=r"no Docker daemon answers.*Docker Desktop"):
         sam_local_docker.ensure_daemon(tmp_path / "dockerd.log")
 
     assert not (tmp_path / "dockerd.log").exists(), "no daemon may be started off Debian-as-root"
@@ -82,9 +83,13 @@ def test_no_intrinsic_sits_inside_security_or_security_schemes() -> None:
     assert intrinsics == []
 
 
-@pytest.mark.skipif(not SAM_PYTHON.exists(), reason="needs .venv-sam (SAM's translator): make validate installs it")
+@pytest.mark.skipif(
+    not SAM_PYTHON.exists(), reason="needs .venv-sam (SAM's translator): make validate installs it"
+)
 def test_each_auth_mode_deploys_its_security_and_nothing_else() -> None:
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"AWS_DEFAULT_REGION": "us-east-1"}
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {
+        "AWS_DEFAULT_REGION": "us-east-1"
+    }
     done = subprocess.run(
         [str(SAM_PYTHON), str(ROOT / "scripts" / "template_modes.py"), str(ROOT / "template.yaml")],
         capture_output=True,
@@ -115,12 +120,23 @@ def test_template_modes_finds_a_changed_route(tmp_path: Path) -> None:
         pytest.skip("needs .venv-sam (SAM's translator): make validate installs it")
     original = (ROOT / "template.yaml").read_text()
     changed = tmp_path / "template.yaml"
-    changed.write_text(original.replace("- post: {security: [], responses: {}}", "- post: {security: [{McpJwt: []}], responses: {}}", 1))
+    changed.write_text(
+        original.replace(
+            "- post: {security: [], responses: {}}", "- post: {security: [{McpJwt: []}], responses: {}}", 1
+        )
+    )
     shutil.copy(ROOT / "template.yaml", tmp_path / "original.yaml")
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"AWS_DEFAULT_REGION": "us-east-1"}
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {
+        "AWS_DEFAULT_REGION": "us-east-1"
+    }
 
     done = subprocess.run(
-        [str(SAM_PYTHON), str(ROOT / "scripts" / "template_modes.py"), str(tmp_path / "original.yaml"), str(changed)],
+        [
+            str(SAM_PYTHON),
+            str(ROOT / "scripts" / "template_modes.py"),
+            str(tmp_path / "original.yaml"),
+            str(changed),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -129,5 +145,5 @@ def test_template_modes_finds_a_changed_route(tmp_path: Path) -> None:
 
     assert done.returncode == 1
     assert "no issuer (none): 1 differences" in done.stdout
-    assert "paths./mcp.post.security: [] -> [{\"McpJwt\": []}]" in done.stdout
+    assert 'paths./mcp.post.security: [] -> [{"McpJwt": []}]' in done.stdout
     assert "AuthMode=apigateway: identical" in done.stdout
