@@ -147,3 +147,31 @@ def test_template_modes_finds_a_changed_route(tmp_path: Path) -> None:
     assert "no issuer (none): 1 differences" in done.stdout
     assert 'paths./mcp.post.security: [] -> [{"McpJwt": []}]' in done.stdout
     assert "AuthMode=apigateway: identical" in done.stdout
+
+
+def test_where_docker_cannot_run_it_skips_and_says_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_daemon(log_path: Path) -> sam_local_docker.DockerDaemon:
+        raise sam_local_docker.DockerUnavailable("no Docker daemon answers `docker info`")
+
+    monkeypatch.setattr(sam_local, "build_python_missing", lambda: None)
+    monkeypatch.setattr(sam_local_docker, "ensure_daemon", no_daemon)
+
+    status = sam_local.main(["--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs")])
+
+    assert status == sam_local.SKIPPED
+    assert "sam-local: SKIPPED: no Docker daemon answers `docker info`" in capsys.readouterr().out
+    assert not (tmp_path / "build").exists(), "nothing is built when Docker cannot run"
+
+
+def test_without_python_3_13_it_skips_before_touching_docker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sam_local.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sam_local_docker, "ensure_daemon", lambda log_path: pytest.fail("Docker was touched"))
+
+    status = sam_local.main(["--build-dir", str(tmp_path / "build"), "--log-dir", str(tmp_path / "logs")])
+
+    assert status == sam_local.SKIPPED
+    assert "make build needs Python 3.13" in capsys.readouterr().out
