@@ -8,14 +8,15 @@ the services' ports (the container reaches them as host.docker.internal, Docker'
 
 1. `sam local start-api`: the Doubao flow at 2024-11-05 (initialize, notifications/initialized, tools/list,
    tools/call search_products, DELETE) with the session read back from DynamoDB Local; the 2026-07-28 flow
-   (server/discover, tools/list, tools/call); an exactly-once retry (the same tool_call_id gets the first result,
-   one record in the exactly-once table); the function's GetSecretValue of env.json's SECRET_ID, seen by moto;
-2. `sam local invoke` of the saved events under events/demo/ (each a new container), compared with their
-   recordings.
+   (server/discover, tools/call search_routes); an exactly-once retry (the same tool_call_id gets the first result,
+   one record in the exactly-once table; no key runs again); the function's GetSecretValue of env.json's
+   SECRET_ID, as moto recorded it;
+2. `sam local invoke` of the saved Doubao conversation (events/demo/doubao_2024_11_05/, a new container per
+   event, the session kept in DynamoDB Local), each answer matched to its recording.
 
 It prints each check, and stops what it started by PID (SAM, the services, a dockerd it started) and removes the
-containers its SAM runs created. Exit 0 when every check passed, 1 when one failed, 3 when Docker cannot run here
-(the reason is printed).
+containers its SAM runs created. Exit 0 when every check passed, 1 when one failed, 3 when it cannot run here (no
+Docker, or no Python 3.13 for make build; the reason is printed).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -151,8 +153,7 @@ def moto_requests(moto_url: str, action: str) -> list[dict[str, Any]]:
 
 
 def urllib_open(url: str, method: str = "GET") -> Any:
-    import urllib.request
-
+    """A urllib request to a local service (moto's API), answered within 10 s."""
     return urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=10)
 
 
