@@ -394,6 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except docker_host.DockerUnavailable as exc:
             print(f"sam-local: SKIPPED: {exc}", flush=True)
             return SKIPPED
+        except docker_host.ImageBuildFailed as exc:
+            print(f"sam-local: FAILED: {exc}", flush=True)
+            return 1
         print(
             f"sam-local: image {image} ({'AWS public' if public else 'local stand-in'}), host at {gateway}",
             flush=True,

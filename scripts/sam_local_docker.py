@@ -55,6 +55,10 @@ class DockerUnavailable(Exception):
     """No Docker daemon can run here; the message says what is missing."""
 
 
+class ImageBuildFailed(Exception):
+    """The stand-in image could not be built on a machine where it should be; the message says which step."""
+
+
 def host_arch() -> str:
     """The Lambda architecture name of this machine (x86_64 or arm64)."""
     machine = platform.machine().lower()
@@ -242,7 +246,7 @@ def build_standin(arch: str) -> str:
             f"the public Lambda image cannot be pulled and the stand-in {tag} is built on Debian as root"
         )
     if arch != host_arch():
-        apt_install("qemu-user-static", "binfmt-support")  # an arm64 root filesystem runs its own programs
+        foreign_binaries(arch)
     if shutil.which("debootstrap") is None:
         apt_install("debootstrap")
     started = time.monotonic()
@@ -275,15 +279,34 @@ def build_standin(arch: str) -> str:
         )
         tar.wait()
         if imported.returncode != 0 or tar.returncode != 0:
-            raise DockerUnavailable(f"docker import of the stand-in failed: {imported.stderr.strip()}")
+            raise ImageBuildFailed(f"docker import of the stand-in failed: {imported.stderr.strip()}")
     print(f"sam-local: built {tag} in {time.monotonic() - started:.0f} s", flush=True)
     return tag
+
+
+def foreign_binaries(arch: str) -> None:
+    """QEMU registered with the kernel's binfmt_misc, so that `arch`'s programs run here (debootstrap's second
+    stage in the root filesystem, then the function in its container).
+
+    Raises:
+        DockerUnavailable: The kernel has no binfmt_misc to register QEMU with.
+    """
+    qemu = "qemu-aarch64" if arch == "arm64" else "qemu-x86_64"
+    registered = Path("/proc/sys/fs/binfmt_misc") / qemu
+    if registered.exists():
+        return
+    apt_install("qemu-user-static", "binfmt-support")
+    if not Path("/proc/sys/fs/binfmt_misc/register").exists():
+        subprocess.run(["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"], check=False)
+    subprocess.run(["update-binfmts", "--enable", qemu], capture_output=True, check=False)
+    if not registered.exists():
+        raise DockerUnavailable(f"{arch} programs cannot run here: {qemu} is not registered with binfmt_misc")
 
 
 def _run(*command: str) -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise DockerUnavailable(f"{command[0]} failed: {(result.stderr or result.stdout).strip()[-500:]}")
+        raise ImageBuildFailed(f"{command[0]} failed: {(result.stderr or result.stdout).strip()[-500:]}")
 
 
 def lambda_image(arch: str) -> tuple[str, bool]:
