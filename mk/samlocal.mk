@@ -2,7 +2,7 @@
 # sam local invoke), driven by scripts/sam_local.py against DynamoDB Local and moto on the host
 # (docs/deploy.md#sam-local). Docker first (started, or installed, on Debian as root), then the image, then
 # BUSINESS built for this machine's architecture into a directory of its own (the deployable build in
-# .aws-sam/build, arm64, is left alone); ARCH=arm64 on an x86_64 host runs the deployed architecture under QEMU.
+# .aws-sam/build, arm64, is left alone); ARCH=arm64 on an x86_64 host (QEMU) does not pass yet (docs/deploy.md).
 # Without Docker it says why and skips (exit 0).
 .PHONY: sam-local
 

@@ -43,6 +43,7 @@ from typing import Any
 import boto3
 from scripts import sam_local_docker as docker_host
 
+from mcp_lambda.errors import McpLambdaError
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.testing.replay import check_step, load_conversation, substitute
 from mcp_lambda_dev import services
@@ -427,7 +428,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = Run(args.sam, args.build_dir / "template.yaml", image, env_path, dynamodb, secret_id)
         try:
             run_all(run, services.free_port(), log_dir, run_env, moto.endpoint_url)
-        except (AssertionError, subprocess.SubprocessError, OSError, ValueError) as exc:
+        # A refused request, a reply unlike its recording, a check that failed: one line, the logs kept.
+        except (AssertionError, McpLambdaError, subprocess.SubprocessError, OSError, ValueError) as exc:
             print(
                 f"sam-local: FAILED after {len(run.checked)} checks: {exc}\nsam-local: logs in {log_dir}",
                 flush=True,
