@@ -1,8 +1,9 @@
 # make sam-local: the built package in a Lambda container under SAM CLI's own emulation (sam local start-api and
 # sam local invoke), driven by scripts/sam_local.py against DynamoDB Local and moto on the host
-# (docs/deploy.md#sam-local). Docker first (started, or installed, on Debian as root), then the image, then
-# BUSINESS built for this machine's architecture into a directory of its own (the deployable build in
-# .aws-sam/build, arm64, is left alone); ARCH=arm64 on an x86_64 host (QEMU) does not pass yet (docs/deploy.md).
+# (docs/deploy.md, "Running the function locally with SAM"). Docker first (started, or installed, on Debian as
+# root), then the image, then BUSINESS built for this machine's architecture into a directory of its own (the
+# deployable build in .aws-sam/build, arm64, is left alone); ARCH=arm64 on an x86_64 host (QEMU) does not pass
+# yet (docs/deploy.md).
 # Without Docker it says why and skips (exit 0).
 .PHONY: sam-local
 
