@@ -83,11 +83,15 @@ def lint_tool(spec: ToolSpec) -> list[Finding]:
     """
     found: list[Finding] = []
     if "use when" not in (spec.description or "").lower():
-        found.append(Finding("use-when", spec.name, None, "the description does not say when to use the tool"))
+        found.append(
+            Finding("use-when", spec.name, None, "the description does not say when to use the tool")
+        )
     schema = spec.input_schema
     defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
     for name, argument in (schema.get("properties") or {}).items():
-        found += [Finding(rule, spec.name, path, message) for rule, path, message in _walk(argument, name, defs)]
+        found += [
+            Finding(rule, spec.name, path, message) for rule, path, message in _walk(argument, name, defs)
+        ]
     return found
 
 

@@ -92,7 +92,9 @@ async def search_products(
     if not shown:  # ran fine, found nothing: a status an agent branches on, not a title it would have to read
         text = f"No products matched '{keyword}'. Suggest other words or a wider price range."
         return entities([product_list], text=text, result_status=ResultStatus.NO_MATCH_FOUND)
-    return entities([product_list], text=f"Found {len(found)} products for '{keyword}', showing {len(shown)}.")
+    return entities(
+        [product_list], text=f"Found {len(found)} products for '{keyword}', showing {len(shown)}."
+    )
 
 
 @tool(

@@ -215,7 +215,9 @@ class ExactlyOnceCalls:
                     "execution_id": fields["execution_id"],
                     "request_id": ctx.correlation_id or current_correlation_id(ctx.logger),
                     "trace_id": ctx.trace.trace_id if ctx.trace is not None else None,
-                    "finished_at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                    "finished_at": datetime.now(UTC)
+                    .isoformat(timespec="milliseconds")
+                    .replace("+00:00", "Z"),
                 }
                 wire = json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":"))
                 held.complete(wire, first)
@@ -240,7 +242,8 @@ def _replayed(stored: Mapping[str, Any], fields: dict[str, Any]) -> ToolResult:
     """The stored result with the replay marker in its `_meta`; `fields` (the replay's log fields) take the
     first attempt's execution id, request id and trace id, when the record has them."""
     wire = json.loads(stored["result"])
-    first = stored.get("first") if isinstance(stored.get("first"), dict) else {}
+    recorded = stored.get("first")
+    first: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     if first.get("execution_id"):
         fields["execution_id"] = first["execution_id"]
     if first.get("request_id"):
