@@ -19,6 +19,7 @@ from tests.support.exactly_once import (
     call,
     exactly_once_business,
     keyed_request,
+    replay_marker,
     start_in_another_container,
     tool_result,
 )
@@ -33,7 +34,7 @@ from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import ExactlyOnce, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
-from mcp_lambda.tools.results import META_EXECUTION_ID, META_REPLAY
+from mcp_lambda.tools.results import META_REPLAY
 from mcp_lambda_dev.local.events import LocalContext
 
 LOG_KEY = "log-fingerprint-key-of-these-tests"
@@ -70,14 +71,8 @@ def test_same_key_twice_runs_once_and_answers_the_identical_result(
     assert tool_result(first)["structuredContent"]["charge_id"] == "charge-1"
     assert tool_result(retry) == tool_result(first)
     # Byte for byte but for `_meta`: the same execution id, and the replay marker with when the first finished.
-    first_body, retry_body = json.loads(first.raw), json.loads(retry.raw)
-    first_meta, retry_meta = first_body["result"].pop("_meta"), retry_body["result"].pop("_meta")
-    assert json.dumps(retry_body) == json.dumps(first_body)
-    assert META_REPLAY not in first_meta
-    assert retry_meta[META_EXECUTION_ID] == first_meta[META_EXECUTION_ID]
-    finished = retry_meta[META_REPLAY]["firstFinishedAt"]
+    finished = replay_marker(first, retry)["firstFinishedAt"]
     assert finished.endswith("Z") and datetime.fromisoformat(finished) <= datetime.now(UTC)
-    assert {k: v for k, v in retry_meta.items() if k != META_REPLAY} == first_meta
     assert tool_result(call(client, "charge", {"amount": 5}, "call-2"))["structuredContent"]["charge_id"] == (
         "charge-2"
     )
