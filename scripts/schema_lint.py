@@ -38,7 +38,8 @@ def _deployable(name: str) -> bool:
     spec = importlib.util.find_spec(f"businesses.{name}")
     if spec is None or not spec.origin:
         return False
-    return Path.cwd().resolve() / "dev" / "businesses" not in Path(spec.origin).resolve().parents
+    parts = Path(spec.origin).resolve().parts
+    return not any(parts[i : i + 2] == ("dev", "businesses") for i in range(len(parts) - 1))
 
 
 if __name__ == "__main__":

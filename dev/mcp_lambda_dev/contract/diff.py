@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_lambda.errors import StartupError
+
 BREAKING, COMPATIBLE = "breaking", "compatible"
 PUBLISHED = Path(__file__).with_name("published.py")
 # Bounds whose rise (minimum...) or fall (maximum...) refuses calls the old schema allowed.
@@ -48,7 +50,7 @@ class Change:
         return f"{self.kind.upper():<10} {self.where}: {self.what}"
 
 
-class ContractUnavailable(RuntimeError):
+class ContractUnavailable(StartupError, RuntimeError):
     """A side's contract could not be described (the business does not build there)."""
 
 
