@@ -22,6 +22,7 @@ __all__ = [
     "FRAMEWORK_CODES",
     "META_EXECUTION_ID",
     "META_REPLAY",
+    "RESULT_STATUSES",
     "SUGGESTED_ACTIONS",
     "ResultCode",
     "ResultStatus",
