@@ -126,7 +126,7 @@ def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixtu
     assert main([*argv, "--tool-call-id", f"call-{uuid.uuid4()}"]) == 0
     out = capsys.readouterr().out
     assert "replayed: the tool did not run again" in out and "the result is identical" in out
-    assert "_meta marks it a replay: {\"firstFinishedAt\": " in out and ": the same as the first" in out
+    assert '_meta marks it a replay: {"firstFinishedAt": ' in out and ": the same as the first" in out
 
 
 @pytest.mark.parametrize(
