@@ -143,7 +143,14 @@ class ToolResult(BaseModel):
         return wire
 
     def with_meta(self, **entries: Any) -> ToolResult:
-        """The same result with more `_meta` entries (the framework's: business code does not set `_meta`)."""
+        """The same result with more `_meta` entries (the framework's: business code does not set `_meta`).
+
+        Args:
+            **entries: The `_meta` keys and values to add (or replace).
+
+        Returns:
+            A copy with those entries in `meta`.
+        """
         return self.model_copy(update={"meta": {**(self.meta or {}), **entries}})
 
     def with_text(self, value: str) -> ToolResult:
