@@ -36,6 +36,11 @@ PUBLISHED = Path(__file__).with_name("published.py")
 LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems")
 UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems")
 NARROWING_KEYS = ("type", "pattern", "format", "const")
+# The keywords judged one by one above; any other one a schema gains is reported as added (compatible).
+JUDGED_KEYS = frozenset(
+    {*LOWER_BOUNDS, *UPPER_BOUNDS, *NARROWING_KEYS, "enum", "description", "properties", "required", "items"}
+    | {"additionalProperties"}
+)
 
 
 @dataclass(frozen=True)
@@ -217,6 +222,10 @@ def _schema(where: str, old: Any, new: Any) -> Iterator[Change]:
         yield Change(kind, where, f"argument {word}: {key} {old.get(key)!r} -> {new.get(key)!r}")
     if old.get("description") != new.get("description"):
         yield Change(COMPATIBLE, where, "description changed")
+    for key in sorted(
+        set(new) - set(old) - JUDGED_KEYS
+    ):  # an annotation such as enumDescriptions or a default
+        yield Change(COMPATIBLE, where, f"{key} added")
     if "properties" in old or "properties" in new:
         yield from _arguments(where.split(".", 1)[0], old, new, where.split(".", 1)[1] + ".")
     if isinstance(old.get("items"), dict) and isinstance(new.get("items"), dict):
