@@ -5,6 +5,7 @@ and `result_status` on a search that found nothing."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from mcp_lambda.manifest.loader import load_manifest
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.exactly_once import MemoryIdempotencyStore
 from mcp_lambda.stores.sessions import MemorySessionStore
-from mcp_lambda.testing import McpTestClient
+from mcp_lambda.testing import Identity, McpTestClient
 from mcp_lambda.tools import entities
 from mcp_lambda.tools.results import META_EXECUTION_ID, META_REPLAY
 
@@ -43,7 +44,11 @@ def once() -> McpTestClient:
 
 @pytest.fixture
 def demo() -> McpTestClient:
-    return McpTestClient(DEMO, "2026-07-28")
+    # A caller of its own: the demo's alerts are per caller, and other tests create some for theirs.
+    caller = Identity(
+        f"retry-signals-{uuid.uuid4().hex}", scopes=("subscriptions:read", "subscriptions:write")
+    )
+    return McpTestClient(DEMO, "2026-07-28", caller=caller)
 
 
 def _traced_call(client: McpTestClient, key: str, trace_id: str) -> dict[str, Any]:
