@@ -3,6 +3,7 @@ warnings do not; the demo lints clean; `enum_meanings` publishes one meaning per
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import date
@@ -126,3 +127,43 @@ def test_the_command_prints_each_finding_and_fails_only_on_errors() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "schema-lint: 1 business(es), 0 error(s), 0 warning(s)" in done.stdout
+
+
+BAD_BUSINESS = """
+from typing import Any
+
+from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
+
+
+@tool(description="Use when testing the command.")
+def loose(filters: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    return execution_result({"ok": True})
+
+
+BUSINESS = Business(name="loosebiz", tools=[loose])
+"""
+
+
+def test_the_command_fails_on_an_error_and_names_rule_tool_argument_and_fix(tmp_path: Path) -> None:
+    package = tmp_path / "businesses" / "loosebiz"
+    package.mkdir(parents=True)
+    (tmp_path / "businesses" / "__init__.py").write_text(
+        "from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n", "utf-8"
+    )
+    (package / "__init__.py").write_text(BAD_BUSINESS, "utf-8")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT / "src", tmp_path, ROOT / "dev", ROOT)),
+    }
+    done = subprocess.run(
+        [sys.executable, "scripts/schema_lint.py", "loosebiz"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("loosebiz: loose.filters: error [open-object] ")
+    assert "; fix: declare the keys" in done.stdout
+    assert "schema-lint: 1 business(es), 1 error(s), 0 warning(s)" in done.stderr
