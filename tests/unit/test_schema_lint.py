@@ -117,14 +117,13 @@ def test_the_demo_lints_clean() -> None:
     assert lint_business(DEMO) == []
 
 
+def _schema_lint(*names: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "scripts/schema_lint.py", *names]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
+
+
 def test_the_command_prints_each_finding_and_fails_only_on_errors() -> None:
-    done = subprocess.run(
-        [sys.executable, "scripts/schema_lint.py", "demo"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _schema_lint("demo")
     assert done.returncode == 0, done.stderr
     assert "schema-lint: 1 business(es), 0 error(s), 0 warning(s)" in done.stdout
 
@@ -155,14 +154,7 @@ def test_the_command_fails_on_an_error_and_names_rule_tool_argument_and_fix(tmp_
         **os.environ,
         "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT / "src", tmp_path, ROOT / "dev", ROOT)),
     }
-    done = subprocess.run(
-        [sys.executable, "scripts/schema_lint.py", "loosebiz"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    done = _schema_lint("loosebiz", env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("loosebiz: loose.filters: error [open-object] ")
     assert "; fix: declare the keys" in done.stdout
