@@ -27,6 +27,17 @@ skill-lint: venv-run ## check every business's skills against its tools and mani
 
 lint: skill-lint
 
+# The tools' input schemas against what agents' planners handle (docs/tools.md, "Schema lint"); errors fail.
+.PHONY: schema-lint contract-diff
+schema-lint: venv-run ## lint the tools' input schemas of BUSINESS (default: every business in src/): rule, tool, argument, fix
+	$(PY) scripts/schema_lint.py $(if $(filter command line,$(origin BUSINESS)),$(BUSINESS))
+
+lint: schema-lint
+
+# BASE is a git ref (default main); the pipeline's pull-request check passes the target branch (docs/pipeline.md).
+contract-diff: venv-run ## compare BUSINESS's published contract with BASE=ref (default main); exit 1 on a breaking change unless its major version was raised
+	$(PY) scripts/contract_diff.py $(BUSINESS) --base $(or $(BASE),main)
+
 # SKILL=name (default: <business>-tools); FORCE=1 replaces a SKILL.md edited since the last draft.
 skill: venv-run ## draft BUSINESS's skill from its tools and manifest (src/businesses/BUSINESS/skills/); never overwrites edits
 	$(PY) scripts/skill_draft.py $(BUSINESS) $(if $(SKILL),--skill $(SKILL)) $(if $(FORCE),--force)

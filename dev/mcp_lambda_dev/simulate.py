@@ -35,6 +35,7 @@ from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
 from mcp_lambda.manifest.visibility import delivered
 from mcp_lambda.tools import ToolResult
+from mcp_lambda.tools.results import META_EXECUTION_ID, META_REPLAY
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.inventory import demo_inventory
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
@@ -234,12 +235,17 @@ def evaluate(
             key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried
         }
         spec = business.tool(tool)
+        first_meta, retry_meta = result.get("_meta") or {}, retried.get("_meta") or {}
         report["replay"] = {
             "tool_call_id": tool_call_id,
             "exactly_once": bool(spec and spec.runs_exactly_once),
             "replayed": not ran_again and "error" not in retry,
             "identical": retry_result == tool_result,
             "tool_result": retry_result,
+            # What the retry's `_meta` tells the agent: the marker (and when the first run finished), the call's id.
+            "marker": retry_meta.get(META_REPLAY),
+            "execution_id": retry_meta.get(META_EXECUTION_ID),
+            "same_execution_id": retry_meta.get(META_EXECUTION_ID) == first_meta.get(META_EXECUTION_ID),
         }
     return report, detail
 
@@ -299,6 +305,10 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
             out.append("  ran again: the first result was not stored (only final results are)")
         same = "identical" if replay["identical"] else "DIFFERENT"
         out.append(f"  the result is {same} (content, structuredContent, isError)")
+        if replay["marker"] is not None:
+            out.append(f"  _meta marks it a replay: {_dump(replay['marker'], indent=None)}")
+        joined = "the same as the first" if replay["same_execution_id"] else "NOT the first's"
+        out.append(f"  execution id {replay['execution_id']}: {joined}")
         if not replay["identical"]:
             out.append(_indent(_dump(replay["tool_result"])))
     return "\n".join(out)

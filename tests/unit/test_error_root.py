@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda_dev.services.ServiceError": (StartupError, (RuntimeError,)),
+    "mcp_lambda_dev.contract.diff.ContractUnavailable": (StartupError, (RuntimeError,)),
     "mcp_lambda.apps.views.CardViewError": (StartupError, (ValueError,)),
     "mcp_lambda.skills.catalog.SkillError": (StartupError, ()),
     "mcp_lambda.skills.source.FrontmatterError": (StartupError, ()),
@@ -211,6 +212,7 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
             "retryable": True,
             "suggested_action": "wait_and_retry",
             "retry_after_ms": 250,
+            "retry_strategy": {"kind": "exponential_backoff", "base_ms": 250, "max_ms": 30000, "attempts": 5},
         },
         "isError": True,
     }

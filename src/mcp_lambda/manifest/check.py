@@ -75,6 +75,7 @@ class ToolCheck:
     kind: str
     allowed: frozenset[str]
     entities: Mapping[str, EntityCheck]
+    statuses: frozenset[str] = frozenset()  # output.result_statuses
     manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
 
     @classmethod
@@ -94,6 +95,7 @@ class ToolCheck:
             kind=output.kind,
             allowed=frozenset(output.entity_types),
             entities=entities,
+            statuses=frozenset(output.result_statuses),
             manifest=manifest,
         )
 
@@ -107,6 +109,7 @@ class ToolCheck:
         elif result.is_error:
             _check_error(self.tool, structured, out)
         elif self.kind == "entities":
+            self._check_status(structured, out)
             self._check_entities(structured, out)
             # The text as it leaves the server (the executor settles it first; a direct check settles it here).
             settled = with_model_text(self.manifest, self.tool, result, scopes)
@@ -120,13 +123,27 @@ class ToolCheck:
                     f"{self.tool}: {path}: the field is {why}, but its value is in the result's text "
                     f"(content), which the model reads"
                 )
-        elif "entities" in structured:
-            out.append(
-                f"{self.tool}: structuredContent.entities: an execution_result must not return entities"
-            )
+        else:
+            self._check_status(structured, out)
+            if "entities" in structured:
+                out.append(
+                    f"{self.tool}: structuredContent.entities: an execution_result must not return entities"
+                )
         if len(out) > MAX_VIOLATIONS:
             out[MAX_VIOLATIONS:] = [f"{self.tool}: ... and {len(out) - MAX_VIOLATIONS} more violations"]
         return out
+
+    def _check_status(self, structured: dict[str, Any], out: list[str]) -> None:
+        """A success's `result_status` is one the manifest declares for this tool (`output.result_statuses`)."""
+        if "result_status" not in structured or structured["result_status"] in self.statuses:
+            return
+        status = structured["result_status"]
+        shown = status[:64] if isinstance(status, str) else json_type(status)
+        declared = ", ".join(sorted(self.statuses)) or "none"
+        out.append(
+            f"{self.tool}: structuredContent.result_status: '{shown}' is not in output.result_statuses of "
+            f"this tool (declared: {declared})"
+        )
 
     def _check_entities(self, structured: dict[str, Any], out: list[str]) -> None:
         items = structured.get("entities")

@@ -31,11 +31,15 @@ def success_schema(manifest: Manifest, tool: str) -> dict[str, Any] | None:
         return None
     variants = [entity_schema(name, manifest.entities[name]) for name in output.entity_types]
     items = variants[0] if len(variants) == 1 else {"anyOf": variants}
-    return {
-        "type": "object",
-        "properties": {"entities": {"type": "array", "items": items}},
-        "required": ["entities"],
-    }
+    properties: dict[str, Any] = {"entities": {"type": "array", "items": items}}
+    if output.result_statuses:
+        properties["result_status"] = {
+            "type": "string",
+            "enum": list(output.result_statuses),
+            "description": "NO_MATCH_FOUND: ran fine, matched nothing; PARTIAL: part of what was asked. "
+            "Absent: found what was asked for.",
+        }
+    return {"type": "object", "properties": properties, "required": ["entities"]}
 
 
 def entity_schema(name: str, entity: EntitySpec) -> dict[str, Any]:

@@ -115,8 +115,11 @@ def test_a_tool_call_id_shows_the_retry_replayed_with_the_same_subscription() ->
 
     assert replay["exactly_once"] is True and replay["replayed"] is True and replay["identical"] is True
     assert replay["tool_result"] == report["tool_result"]
+    assert set(replay["marker"]) == {"firstFinishedAt"} and replay["same_execution_id"] is True
     read_only = simulate("search_routes", {"origin": "guomao"}, tool_call_id=f"call-{uuid.uuid4()}")["replay"]
     assert read_only["exactly_once"] is False and read_only["replayed"] is False
+    # Ran again, so no marker; but one logical call: the same execution id.
+    assert read_only["marker"] is None and read_only["same_execution_id"] is True
 
 
 def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,6 +127,7 @@ def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixtu
     assert main([*argv, "--tool-call-id", f"call-{uuid.uuid4()}"]) == 0
     out = capsys.readouterr().out
     assert "replayed: the tool did not run again" in out and "the result is identical" in out
+    assert '_meta marks it a replay: {"firstFinishedAt": ' in out and ": the same as the first" in out
 
 
 @pytest.mark.parametrize(
