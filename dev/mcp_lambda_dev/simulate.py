@@ -100,14 +100,19 @@ def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
 
 
 def call_through_handler(
-    tool: str, arguments: dict[str, Any], tool_call_id: str | None = None
+    tool: str, arguments: dict[str, Any], tool_call_id: str | None = None, as_view: bool = False
 ) -> tuple[int, dict[str, Any]]:
-    """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
+    """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply.
+
+    With `as_view` the request declares the MCP Apps extension, as a card's view calling an app-only tool does.
+    """
+    from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
     from mcp_lambda.handler import handler
     from mcp_lambda.testing import McpTestClient
 
+    capabilities = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}} if as_view else {}
     # No wire oracle: a result that breaks the rules is what the simulation reports, not a reason to stop.
-    client = McpTestClient.over_handler(handler, capabilities={}, oracle=False)
+    client = McpTestClient.over_handler(handler, capabilities=capabilities, oracle=False)
     meta = {"tool_call_id": tool_call_id} if tool_call_id else None
     reply = client.rpc("tools/call", {"name": tool, "arguments": arguments}, meta=meta, request_id=1)
     # A streamed reply may carry notifications first: the answer is the message with id 1.
@@ -126,7 +131,8 @@ def evaluate(
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)
-    if business.tool(tool) is None:
+    spec = business.tool(tool)
+    if spec is None:
         known = [spec.name for spec in business.tools]
         raise CannotSimulate(
             f"business '{business.name}' has no tool '{tool}'{did_you_mean(tool, known)}; "
@@ -150,12 +156,18 @@ def evaluate(
         import mcp_lambda.handler  # noqa: F401  (the cold start creates the server's logger)
 
         with server_log(business.name) as log:
-            status, reply = call_through_handler(tool, arguments, tool_call_id)
+            as_view = not spec.model_visible  # an app-only tool: only a card's view calls it
+            status, reply = call_through_handler(tool, arguments, tool_call_id, as_view)
             if tool_call_id:
                 checked = len(seen)  # the server checks every result it computes, never one it replays
-                _, retry = call_through_handler(tool, arguments, tool_call_id)
+                _, retry = call_through_handler(tool, arguments, tool_call_id, as_view)
                 ran_again = len(seen) > checked
-    detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
+    detail: dict[str, Any] = {
+        "http_status": status,
+        "manifest": str(path),
+        "rpc_error": reply.get("error"),
+        "called_as_view": as_view,
+    }
     result = reply.get("result") or {}
     detail["result_type"] = result.get("resultType")
     tool_result = {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
@@ -187,7 +199,6 @@ def evaluate(
         retry_result = {
             key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried
         }
-        spec = business.tool(tool)
         report["replay"] = {
             "tool_call_id": tool_call_id,
             "exactly_once": bool(spec and spec.runs_exactly_once),
@@ -202,6 +213,10 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
     out: list[str] = []
     call = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     out.append(f"{tool}({call})  ->  HTTP {detail['http_status']}, resultType {detail['result_type']}")
+    if detail.get("called_as_view"):
+        out.append(
+            f'{tool} is app-only (visibility ["app"]): called as a card\'s view calls it, declaring MCP Apps'
+        )
     out.append(f"manifest: {detail['manifest']}\n")
     if detail["rpc_error"]:
         out.append(f"JSON-RPC error: {_dump(detail['rpc_error'])}\n")

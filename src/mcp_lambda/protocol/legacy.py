@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from ..apps import UI_EXTENSION, VIEW_MIME_TYPE
 from ..observability import ToolLogger
 from ..stores.sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
@@ -47,6 +48,7 @@ from .scope import (
     idempotency_key_of,
     trace_context_of,
 )
+from .skills import SKILLS_EXTENSION
 from .versions import body_version, negotiate_legacy
 
 MAX_STORED_CLIENT_BYTES = 16 * 1024
@@ -94,6 +96,7 @@ class LegacyEra:
     """
 
     has_rounds = False
+    serves_jobs = True  # no tasks extension here (SEP-2663 is 2026-07-28 only): long work runs as a job
     resource_not_found_code = RESOURCE_NOT_FOUND
 
     def __init__(
@@ -121,7 +124,17 @@ class LegacyEra:
     def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
         resources = {"subscribe": True, "listChanged": False}
         served = self.features.capabilities(resources, client_capabilities)
-        return {"tools": {"listChanged": False}, "logging": {}, **served}
+        capabilities = {"tools": {"listChanged": False}, "logging": {}, **served}
+        # Hosts of 2024-11-05 … 2025-11-25 negotiate extensions here too (MCP Apps does): declare what this
+        # session is served, so a client that follows an extension finds it (docs/skills.md).
+        extensions: dict[str, Any] = {}
+        if self.features.skills is not None:
+            extensions[SKILLS_EXTENSION] = self.features.skills.capability()
+        if self.features.apps.serves(client_capabilities):
+            extensions[UI_EXTENSION] = {"mimeTypes": [VIEW_MIME_TYPE]}
+        if extensions:
+            capabilities["extensions"] = extensions
+        return capabilities
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return system_error(

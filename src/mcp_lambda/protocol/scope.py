@@ -142,6 +142,9 @@ class Era(Protocol):
     """
 
     has_rounds: bool  # whether multi round-trip fields (inputResponses, requestState) are read
+    serves_jobs: (
+        bool  # whether a long tool runs as a job (get_job_status, cancel_job) for a client without tasks
+    )
     resource_not_found_code: int
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:

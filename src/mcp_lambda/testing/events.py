@@ -188,8 +188,11 @@ def _bind(
             if value not in bindings.values():
                 count = sum(bound.startswith(name) for bound in bindings)
                 bindings[name + (f"_{count + 1}" if count else "")] = value
-    if step.capture_task:
-        bindings[step.capture_task] = seen["body"]["result"]["taskId"]
+    if step.capture_task:  # a task's taskId, or the job_id of a job a session call started
+        result = seen["body"]["result"]
+        structured = result.get("structuredContent")
+        job_id = structured.get("job_id") if isinstance(structured, dict) else None
+        bindings[step.capture_task] = result.get("taskId") or job_id
 
 
 def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> Path:

@@ -54,7 +54,8 @@ async function connect() {
   state.client = client;
   try {
     await client.connect();
-    state.tools = await client.listTools();
+    const listed = await client.listTools();
+    state.tools = [...listed, ...await appOnlyTools(listed)];
     state.skills = await client.listSkills();
   } catch (error) {
     status(`Could not connect: ${error.message}`, "error");
@@ -73,6 +74,23 @@ async function connect() {
   if (again) selectTool(again.name, false);
   const skills = state.skills.length ? `, ${state.skills.length} skills` : "";
   status(`Connected at ${client.negotiated ?? MODERN}: ${state.tools.length} tools${skills}.`);
+}
+
+// The tools only a view may call (`_meta.ui.visibility: ["app"]`, a card's buttons): a model's list never holds
+// them, so the page asks as an MCP Apps client too, and calls them as a view would (2026-07-28, the extension).
+async function appOnlyTools(listed) {
+  const viewClient = new McpClient("/mcp", MODERN, UI_CAPABILITIES);
+  const names = new Set(listed.map((tool) => tool.name));
+  const tools = await viewClient.listTools().catch(() => []);
+  state.viewClient = viewClient;
+  return tools
+    .filter((tool) => !names.has(tool.name) && !(tool._meta?.ui?.visibility ?? ["model"]).includes("model"))
+    .map((tool) => ({ ...tool, appOnly: true }));
+}
+
+// Who sends a call of `tool`: the page's client, or for an app-only tool the view's.
+function callerOf(tool) {
+  return tool?.appOnly ? state.viewClient : state.client;
 }
 
 function renderToolList() {
@@ -139,6 +157,7 @@ function titleOf(tool) {
 function hints(tool) {
   const a = tool.annotations ?? {};
   return [
+    tool.appOnly ? "app-only (called as a view)" : null,
     a.readOnlyHint ? "read-only" : null,
     a.destructiveHint ? "destructive" : null,
     a.idempotentHint ? "idempotent" : null,
@@ -193,7 +212,7 @@ async function round(extra) {
   status(`Calling ${call.tool}…`);
   let exchange;
   try {
-    exchange = await state.client.request("tools/call", { name: call.tool, arguments: call.arguments, ...extra });
+    exchange = await callerOf(state.tool).request("tools/call", { name: call.tool, arguments: call.arguments, ...extra });
   } catch (error) {
     status(`The request failed: ${error.message}`, "error");
     return;
