@@ -22,6 +22,7 @@ from ..wire import (
     RESOURCE_NOT_FOUND,
     SESSION_NOT_FOUND,
 )
+from .cancellation import CancelledRequest, request_key
 from .features import FeatureMethods
 from .handshake_log import log_handshake
 from .jsonrpc import (
@@ -173,6 +174,7 @@ class LegacyEra:
                 return self._initialize(inbound, message)
             session = self._session(inbound)
             if not isinstance(message, Request):
+                self._notified(session, message)
                 return Outbound(202)
             scope = self._scope(inbound, session, message)
             try:
@@ -208,6 +210,21 @@ class LegacyEra:
         return {}
 
     # -- internals ----------------------------------------------------------------------------------------
+
+    def _notified(self, session: Session, message: Any) -> None:
+        """A client notification: `notifications/cancelled` is recorded for the call it names (on any container);
+        the others need nothing."""
+        if not isinstance(message, Notification) or message.method != "notifications/cancelled":
+            return
+        key = request_key(message.params.get("requestId"))
+        if key is None:
+            return  # names no request: nothing to cancel (a notification is never answered with an error)
+        self._store(self.sessions.cancel_request, session.session_id, key)
+        if self.logger is not None:
+            self.logger.info(
+                "mcp_request_cancelled",
+                extra={"event": "mcp_request_cancelled", "request_id": message.params.get("requestId")},
+            )
 
     def _store(self, operation: Any, *args: Any) -> Any:
         try:
@@ -306,6 +323,7 @@ class LegacyEra:
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
             stream=inbound.stream,
+            cancellation=CancelledRequest(self.sessions, session.session_id, request.id),
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:
@@ -353,7 +371,7 @@ class LegacyEra:
                 except RpcError as exc:  # inside a batch every error is a member of the answer
                     responses.append(error_response(message.id, exc))
             elif isinstance(message, Notification):
-                continue
+                self._notified(session, message)
         return Outbound(200, responses) if responses else Outbound(202)
 
 

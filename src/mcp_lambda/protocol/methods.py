@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..calls.exactly_once import ExactlyOnceCalls
+from ..deadlines import cancellable
 from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.results import ResultCode, system_error
 from ..wire import INSUFFICIENT_SCOPE, INVALID_PARAMS
@@ -105,7 +106,8 @@ class ToolMethods:
         elif spec.task == "required":
             return scope.era.tool_needs_task(scope, name)  # before the tool runs
         else:
-            result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
+            with cancellable(ctx.cancellation):  # ctx.http stops waiting once the client cancels the call
+                result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
         return result.to_wire()

@@ -192,7 +192,9 @@ def _bind(
         result = seen["body"]["result"]
         structured = result.get("structuredContent")
         job_id = structured.get("job_id") if isinstance(structured, dict) else None
-        bindings[step.capture_task] = result.get("taskId") or job_id
+        captured = result.get("taskId") or job_id
+        assert isinstance(captured, str), f"{where}: no taskId or job_id to capture"
+        bindings[step.capture_task] = captured
 
 
 def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> Path:

@@ -284,7 +284,9 @@ JOBS_2024_11_05 = [
         headers=session(),
         capture_task="job_id",
     ),
-    Request("tools_call_retried_finds_the_same_job", body=rpc("tools/call", EXPORT_CALL, 4), headers=session()),
+    Request(
+        "tools_call_retried_finds_the_same_job", body=rpc("tools/call", EXPORT_CALL, 4), headers=session()
+    ),
     Request(
         "get_job_status_working",
         body=rpc("tools/call", {"name": "get_job_status", "arguments": {"job_id": "{{job_id}}"}}, 5),

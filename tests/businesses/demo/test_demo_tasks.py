@@ -64,7 +64,9 @@ def test_two_consecutive_identical_stops_complete_the_task_with_an_error_result(
 @pytest.mark.parametrize("era", ["2025-11-25", "2024-11-05"])
 def test_a_session_client_gets_the_export_as_a_job(era: str) -> None:
     with McpTestClient(BUSINESS, era) as client:
-        started = client.call_tool("export_trip_plan", {"stops": ["guomao", "sanlitun"], "file_format": "ics"})
+        started = client.call_tool(
+            "export_trip_plan", {"stops": ["guomao", "sanlitun"], "file_format": "ics"}
+        )
         job_id = started.structured_content["job_id"]
         client.function.run_workers(job_id)  # what Lambda runs later, asynchronously
         result = client.call_tool("get_job_status", {"job_id": job_id})
