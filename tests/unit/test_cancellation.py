@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,8 +16,7 @@ from tests.support.handlers import build_handler
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import FakeService, McpTestClient, fake_service
-from mcp_lambda.testing.apigateway import LocalContext, http_event, response_body
-from mcp_lambda.testing.results import HttpReply
+from mcp_lambda.testing.apigateway import LocalContext
 from mcp_lambda.testing.runtime import HandlerTransport
 
 SESSION = "2024-11-05"
@@ -30,25 +29,14 @@ class ContainerOfItsOwn(HandlerTransport):
     """A container serving on a loop of its own thread: the kit's in-process calls take turns on one loop (one
     container), and here the first container is busy with the call the second one hears cancelled."""
 
-    def http(
-        self,
-        method: str,
-        headers: Mapping[str, str],
-        body: str | bytes | None = None,
-        *,
-        path: str = "/mcp",
-        authorizer: dict[str, Any] | None = None,
-    ) -> HttpReply:
+    def deliver(self, event: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         try:
-            event = http_event(method, path, dict(headers), body, authorizer=authorizer)
-            response = self.handler(event, LocalContext())
+            return self.handler(event, LocalContext())  # type: ignore[no-any-return]
         finally:
             asyncio.set_event_loop(None)
             loop.close()
-        lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-        return HttpReply(int(response["statusCode"]), lowered, response_body(response))
 
 
 class TwoContainers:
