@@ -33,7 +33,7 @@ from .protocol.modern import ModernEra
 from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
 from .protocol.skills import SkillMethods
-from .protocol.task_extension import JobApi, JobsOnFirstUse, TaskApi, TasksOnFirstUse
+from .protocol.task_extension import JOB_TOOLS, JobApi, JobsOnFirstUse, TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
 from .skills import load_catalog
@@ -208,6 +208,12 @@ def build_server(
     task_methods = None
     job_methods = None
     if any(spec.task != "forbidden" for spec in business.tools):
+        taken = sorted(name for name in JOB_TOOLS if business.tool(name) is not None)
+        if taken:  # a session client follows a long tool's job with the framework's tools of these names
+            raise BusinessDefinitionError(
+                f"business '{business.name}' has a long-running tool, so the framework serves "
+                f"{' and '.join(JOB_TOOLS)} to session clients; rename its own {', '.join(taken)}"
+            )
 
         def build_task_methods() -> TaskApi:
             from .calls.task_invoke import LambdaInvoker  # the first task request loads them

@@ -18,6 +18,8 @@ from mcp_lambda.calls.task_invoke import parse_task_event, task_event
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore, Task
 from mcp_lambda.testing import MODERN, McpTestClient, invoke
+from mcp_lambda.tools import Business, ToolResult, content_result, text, tool
+from mcp_lambda.tools.business import BusinessDefinitionError
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 SETTINGS = Settings(business=TASK_BUSINESS.name, task_poll_interval_ms=500, task_ttl_ms=3_600_000)
@@ -425,3 +427,14 @@ def test_the_stored_task_keeps_what_the_worker_needs_and_no_more(harness: Harnes
     )
     assert task.client_capabilities == TASKS_CAPABILITIES
     assert task.expires_at >= task.created_at + 3600
+
+
+def test_a_business_with_a_long_tool_may_not_take_the_job_tools_names() -> None:
+    @tool(description="Use to see a job of this business's own.")
+    def get_job_status(job_id: str) -> ToolResult:
+        return content_result(text(job_id))
+
+    business = Business(name="clash", tools=[*TASK_BUSINESS.tools, get_job_status])
+
+    with pytest.raises(BusinessDefinitionError, match="rename its own get_job_status"):
+        build_handler(business, Settings(business="clash"))
