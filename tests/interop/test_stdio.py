@@ -259,6 +259,9 @@ def test_2026_requests_need_no_headers_and_both_eras_share_the_process() -> None
     assert modern["resultType"] == "complete" and not modern.get("isError")
     assert modern["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "demo"
     assert "resultType" not in answers[7]["result"] and answers[7]["result"]["tools"]
+    started = [line for line in stderr.splitlines() if "server_started" in line]
+    assert len(started) == 1  # the start-up line names what it serves (JSON or make's text format)
+    assert '"endpoint":"stdio"' in started[0] or "endpoint=stdio" in started[0]
 
 
 def test_notifications_go_out_before_the_response_and_prints_go_to_stderr() -> None:

@@ -108,10 +108,11 @@ function renderToolList() {
 }
 
 // The business's skills (SEP-2640) beside its tools: name and description from skills/list; a click shows the
-// SKILL.md as served, and each file with its digest and size. A legacy session has no extension to list them by.
+// SKILL.md as served, and each file with its digest and size (in a session too: initialize declares the extension).
 function renderSkillList(client) {
   if (!state.skills.length) {
-    const why = client.modern ? "This business serves no skills." : "Skills are listed at 2026-07-28 (here: plain skill:// resources).";
+    // A session declares the extension in its initialize result too; a server that does not serves no skills.
+    const why = "This business serves no skills.";
     replace($("skill-list"), el("li", { class: "muted" }, why));
     return;
   }
