@@ -47,7 +47,9 @@ def test_a_legacy_session_lists_the_skills_its_initialize_declares(
         page.page.locator("#mode").select_option("2025-11-25")
         page.page.get_by_role("button", name="Reconnect").click()
         # The 7 tools, the 2 job tools of a session (export_trip_plan runs as a job) and the app-only one.
-        page.expect(page.page.locator("#status")).to_contain_text("Connected at 2025-11-25: 10 tools, 2 skills")
+        page.expect(page.page.locator("#status")).to_contain_text(
+            "Connected at 2025-11-25: 10 tools, 2 skills"
+        )
         page.expect(page.page.locator("#skill-list button")).to_have_count(2)
     finally:
         page.close()
