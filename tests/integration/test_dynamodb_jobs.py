@@ -6,6 +6,7 @@ cancel, another caller, a retry of the starting call, a worker that fails."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -156,3 +157,23 @@ def test_a_tool_error_is_the_jobs_result_and_bad_arguments_answer_before_any_job
     assert report.is_error and report.structured_content["code"] == 50301  # the business's own error
     assert bad.is_error and bad.structured_content["code"] == 40000 and fleet.invoker.started == []
     assert bad_job_tool.structured_content["code"] == 40000
+
+
+def test_a_job_whose_worker_died_reads_as_failed(
+    fleet: Fleet, alice: McpTestClient, tasks_table: str
+) -> None:
+    job_id = _started(alice, "count_to", {"n": 2}, "tc-died")
+    store = DynamoDBTaskStore(tasks_table)
+    task = store.get(job_id)
+    assert task is not None
+    # Its worker invocation never came (throttled away, or the container died): past its deadline.
+    assert store.replace(
+        task.model_copy(update={"deadline": time.time() - 1, "version": task.version + 1}), task.version
+    )
+
+    failed = _status(alice, job_id)
+    fleet.run_workers()  # a late delivery finds the job settled: nothing runs
+
+    assert failed.is_error and failed.structured_content["code"] == 50000
+    assert "stopped before it finished" in failed.structured_content["message"]
+    assert CALLS == []
