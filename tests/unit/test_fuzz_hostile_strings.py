@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -29,7 +30,9 @@ from mcp_lambda.testing import MODERN, HttpReply, LocalContext, McpTestClient, h
 INVOKER = RecordingInvoker()
 HANDLER = build_handler(
     BUSINESS,
-    Settings(business="conformance", request_state_key="k" * 32),
+    # The cases' requestStates are signed at import: a day of validity keeps them genuine however long the suite
+    # runs before they are sent (15 minutes, the default, once passed on a loaded machine).
+    Settings(business="conformance", request_state_key="k" * 32, request_state_ttl=timedelta(days=1)),
     tasks=MemoryTaskStore(),
     invoker=INVOKER,
 )
