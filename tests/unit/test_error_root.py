@@ -59,6 +59,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.calls.task_invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
     # Tool failures
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
+    "mcp_lambda.deadlines.RequestCancelled": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),
