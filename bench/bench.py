@@ -28,7 +28,7 @@ import sys
 import time
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ EXPORT_ARGS = {
     "file_format": "pdf",
 }
 TASKS_CAPABILITIES = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+WARM_UP = 100  # calls before a case is measured (fewer when fewer are measured: make bench-smoke)
 OUT = sys.stdout  # replaced in main(): fd 1 is silenced so per-request logs and metrics cost but do not print
 
 
@@ -170,9 +171,9 @@ def legacy_event(headers: dict[str, str], method: str, params: dict[str, Any]) -
 
 
 def measure(handler: Handler, event: dict[str, Any], calls: int) -> list[float]:
-    """Per-call latency in µs; the first 100 calls warm up and are not counted."""
+    """Per-call latency in µs; the first WARM_UP calls warm up and are not counted."""
     context = LocalContext()
-    for _ in range(100):
+    for _ in range(WARM_UP):
         response = handler(event, context)
     assert response["statusCode"] == 200, response
     samples = []
@@ -531,13 +532,10 @@ def cold_run(
     return json.loads(done.stderr.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def cold_section(runs: int) -> None:
-    """Import + first invocation in fresh processes, the two apps alternating; the manifest compiled to JSON
-    as `make build` ships it. .pyc caches are warm, as in a package built with `make build PYC=1` (a plain
-    `make build` ships none, and every cold start then compiles what it imports: about twice the time, for both).
-    The repo's own modules are compiled here first (PYTHONDONTWRITEBYTECODE would otherwise leave them uncached).
-    Two rows for us: a first tools/list, and a first tools/call (what a first request that runs a tool pays); the
-    last row is the floor with the collector paused as our handler pauses it (a comparison, never the floor)."""
+@contextlib.contextmanager
+def built_trees() -> Iterator[tuple[str, Path, Path]]:
+    """What `make build` ships, in a temporary directory: (the compiled manifests' directory, a copy of src/ with
+    the compiled tool schemas, the one-business package staged from it), every module compiled to .pyc."""
     import compileall
     import shutil
     import tempfile
@@ -547,10 +545,6 @@ def cold_section(runs: int) -> None:
     from scripts.skills_compile import main as compile_skills
     from scripts.tool_schemas_compile import main as compile_tool_schemas
 
-    say(
-        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
-    )
-    say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as manifests:
         # src/ as make build ships it: a copy with the compiled tool schemas beside each business's code.
         src = Path(manifests) / "src"
@@ -568,6 +562,21 @@ def cold_section(runs: int) -> None:
                 raise RuntimeError("cold start: the skills index did not compile")
         for tree in (src, staged, REPO / "dev"):
             compileall.compile_dir(tree, quiet=1)
+        yield manifests, src, staged
+
+
+def cold_section(runs: int) -> None:
+    """Import + first invocation in fresh processes, the two apps alternating; the manifest compiled to JSON
+    as `make build` ships it. .pyc caches are warm, as in a package built with `make build PYC=1` (a plain
+    `make build` ships none, and every cold start then compiles what it imports: about twice the time, for both).
+    The repo's own modules are compiled here first (PYTHONDONTWRITEBYTECODE would otherwise leave them uncached).
+    Two rows for us: a first tools/list, and a first tools/call (what a first request that runs a tool pays); the
+    last row is the floor with the collector paused as our handler pauses it (a comparison, never the floor)."""
+    say(
+        f"Cold start in a fresh process (median of {runs} runs; .pyc caches warm, as with make build PYC=1), ms:"
+    )
+    say(f"  {'':<28}{'import':>10}{'1st call':>10}{'total':>10}{'ratio':>8}")
+    with built_trees() as (manifests, src, staged):
         first_call = modern_event("tools/call", {"name": "search_products", "arguments": COLD_CALL})
         listing = modern_event("tools/list", {})
         cases = (
@@ -766,11 +775,13 @@ def package_section() -> None:
 
 
 def main() -> None:
-    global OUT
+    global OUT, WARM_UP
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--dynamodb-calls", type=int, default=200, help="requests per DynamoDB Local row")
     args = parser.parse_args()
+    WARM_UP = min(WARM_UP, args.calls)
     warnings.filterwarnings("ignore")
     OUT = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -794,7 +805,7 @@ def main() -> None:
     say()
     manifest_section(handler)
     say()
-    dynamodb_section(min(args.calls, 200))
+    dynamodb_section(args.dynamodb_calls)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import inspect
 import logging
@@ -20,6 +21,9 @@ CASES = {
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=20_000, help="checks per timing")
+    args = parser.parse_args()
     business = load_business("demo")
     bound = bind_manifest(business, "manifest/demo.yaml")
     print("manifest check (demo results), µs per result:")
@@ -32,7 +36,7 @@ def main() -> None:
         if inspect.iscoroutine(result):  # an `async def` tool
             result = asyncio.run(result)
         assert bound.check(name, result) == [], name
-        runs = 20_000
+        runs = args.runs
         seconds = min(timeit.repeat(lambda: bound.check(name, result), number=runs, repeat=3))  # noqa: B023
         print(f"  {name:<30} {seconds / runs * 1e6:6.2f}")
 

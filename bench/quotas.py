@@ -46,9 +46,7 @@ def capped(ctx: ToolContext) -> ToolResult:
 
 
 BUSINESS = Business(name="bench_quotas", tools=[plain, capped])
-CALLS = {
-    name: modern_event("tools/call", {"name": name, "arguments": {}}, name) for name in ("plain", "capped")
-}
+CALLS = {name: modern_event("tools/call", {"name": name, "arguments": {}}) for name in ("plain", "capped")}
 
 
 def handler_for(settings: Settings) -> Handler:
@@ -95,10 +93,10 @@ def dynamodb_section(calls: int) -> None:
     try:
         settings = Settings(business=BUSINESS.name, protection_store="dynamodb", protection_table=table)
         report(f"quota on DynamoDB Local ({endpoint})", handler_for(settings), calls)
-        # Every call counted, once: the warm-up's 100 and the measured ones, in the window's one item.
+        # Every call counted, once: the warm-up's and the measured ones, in the window's one item.
         items = client.scan(TableName=table, ConsistentRead=True)["Items"]
         counted = sum(int(item["count"]["N"]) for item in items)
-        bench.say(f"  UpdateItem writes per quota-checked call: {counted / (calls + 100):.2f}")
+        bench.say(f"  UpdateItem writes per quota-checked call: {counted / (calls + bench.WARM_UP):.2f}")
     finally:
         client.delete_table(TableName=table)
         if local is not None:
@@ -110,6 +108,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--dynamodb-calls", type=int, default=200)
     args = parser.parse_args()
+    bench.WARM_UP = min(bench.WARM_UP, args.calls, args.dynamodb_calls)
     warnings.filterwarnings("ignore")
     logging.getLogger("mcp_lambda").setLevel(logging.ERROR)  # the test business has no manifest to warn about
     bench.OUT = os.fdopen(os.dup(1), "w")

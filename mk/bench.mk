@@ -1,6 +1,20 @@
 # Benchmarks (bench/; docs/performance.md): `make bench` (the Makefile) runs the in-process latency bench, and
-# each target below adds its rows.
-.PHONY: bench-manifest bench-protection bench-quotas
+# each target below adds its rows. `make bench-smoke` runs every one of them once at a tiny size (CI runs it, so
+# a bench cannot break unseen); its figures mean nothing.
+.PHONY: bench-manifest bench-protection bench-quotas bench-peers bench-smoke
+
+# The peers (the official MCP Python SDK, awslabs' mcp-lambda-handler) live in a venv of their own, built from
+# PyPI by the bench targets: never in .venv, never in the package.
+BENCH_VENV ?= .venv-bench
+# Our runtime dependencies go into $(BENCH_VENV)/ours (what the package holds, no development tools) so that we
+# run beside the peers on the same interpreter with nothing more than the function has.
+$(BENCH_VENV)/.installed: bench/requirements-peers.txt src/requirements.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet --upgrade pip
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
+	rm -rf $(BENCH_VENV)/ours
+	PYTHONPATH= $(BENCH_VENV)/bin/pip install --quiet --target $(BENCH_VENV)/ours -r src/requirements.txt
+	touch $@
 
 bench: services-install
 
@@ -18,3 +32,15 @@ bench-quotas: venv ## cost of a quota-checked tools/call, memory store and Dynam
 	$(PY) bench/quotas.py
 
 bench: bench-quotas
+
+bench-peers: venv $(BENCH_VENV)/.installed ## us beside the official SDK (sync, async) and awslabs' handler: cold, warm list/call, RSS; writes the table into docs/performance.md
+	$(PY) bench/peers.py --peers-python $(BENCH_VENV)/bin/python --write docs/performance.md
+
+bench: bench-peers
+
+bench-smoke: services-install venv $(BENCH_VENV)/.installed ## every bench once at a tiny size (CI): proves they run, measures nothing
+	$(PY) bench/bench.py --calls 50 --cold-runs 1 --dynamodb-calls 5
+	$(PY) bench/manifest.py --runs 10
+	$(PY) bench/protection.py --calls 5
+	$(PY) bench/quotas.py --calls 50 --dynamodb-calls 5
+	$(PY) bench/peers.py --peers-python $(BENCH_VENV)/bin/python --calls 20 --cold-runs 1

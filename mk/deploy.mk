@@ -80,6 +80,7 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stac
 	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
 	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete
+	$(PY) scripts/package_prune.py $(BUILD_DIR)/McpFunction
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	  [ -x "$$py" ] || py="$$(command -v python3.13)"; \
 	  $(SAM_ENV) "$$py" -m compileall -q -j 0 --invalidation-mode unchecked-hash $(BUILD_DIR)/McpFunction)

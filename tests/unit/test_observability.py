@@ -438,6 +438,29 @@ def test_a_line_is_what_powertools_formats_for_the_same_options(
     assert list(json.loads(ours.format(record))) == list(json.loads(theirs.format(record)))
 
 
+def test_thread_safe_keys_templates_and_none_extras_are_formatted_as_powertools_does() -> None:
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+    record = _record(
+        event="mcp_tool_call_started",
+        dropped=None,
+        code=0,
+        exception="given",
+        stack_trace="x",
+        xray_trace_id="y",
+    )
+    options: dict[str, Any] = {"datefmt": "%Y-%m-%dT%H:%M:%S.%FZ", "utc": True, "location": None}
+    ours, theirs = RedactingFormatter(**options), LambdaPowertoolsFormatter(**options, xray_trace_id=None)
+    for formatter in (ours, theirs):
+        formatter.append_keys(service="testbiz", where="%(funcName)s", empty="", module="%(module)s")
+        formatter.thread_safe_append_keys(trace_id="t-1", level_again="%(levelname)s")
+    try:
+        assert ours.format(record) == theirs.format(record)
+        assert json.loads(ours.format(record))["module"] == "test_observability"
+    finally:
+        ours.thread_safe_clear_keys()
+
+
 def test_an_exception_line_is_what_powertools_formats() -> None:
     from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 

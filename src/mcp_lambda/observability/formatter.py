@@ -1,6 +1,10 @@
 """The JSON log line: Powertools' `LambdaPowertoolsFormatter`, extended only through its documented doors.
 
-Powertools builds every line (`format`: keys, order, message, exception, stack trace, X-Ray id). We give it:
+A `BasePowertoolsFormatter` is a `logging.Formatter`: its `format(record)` is the door Powertools documents for
+bringing your own formatter. Ours builds the same line as `LambdaPowertoolsFormatter.format` (same keys, order,
+templates, message decoding) in one pass over public state (`log_format`, `thread_safe_get_current_keys()`), and
+hands a record with an exception, or a key it does not build itself (`xray_trace_id`), to Powertools' own
+`format`. We also give it:
 - `serialize()` overridden: orjson through `json_serializer`, then our redaction and single-line safety;
 - a `json_deserializer` that skips the JSON attempt on messages that cannot be JSON (most are words);
 - `formatTime` (the stdlib formatter's hook) formatting the date and time once per second;
@@ -16,7 +20,7 @@ import time
 from typing import Any
 
 import orjson
-from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS, LambdaPowertoolsFormatter
 
 from .redaction import redact
 
@@ -28,6 +32,7 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 # What JSON leaves raw that a line reader may split a line on (U+0085 NEL, U+2028, U+2029: Python's
 # `str.splitlines`, JavaScript), with the rest of C1 (terminal controls).
 _LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
+_RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line
 
 
 def dumps(value: Any) -> str:
@@ -73,6 +78,57 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
         super().__init__(**kwargs)
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The line `LambdaPowertoolsFormatter.format` builds for `record`, built in one pass.
+
+        The keys in Powertools' order (its `log_format`, then the thread-safe keys, then the record's extras),
+        reserved-attribute templates filled from the record (`%(levelname)s`, `%(asctime)s` without copying it),
+        the message decoded as Powertools decodes it, keys that are None dropped. A record with an exception
+        (stack trace, exception fields) or a line that wants `xray_trace_id` goes to Powertools' own `format`.
+        """
+        keys = self.log_format
+        if record.exc_info or keys.get("xray_trace_id", "") is not None:
+            return super().format(record)
+        attributes = record.__dict__
+        line: dict[str, Any] = {}
+        for source in (keys, self.thread_safe_get_current_keys()):
+            for key, value in source.items():
+                if value and key in _RESERVED:
+                    if value == "%(levelname)s":
+                        value = record.levelname
+                    elif value == "%(asctime)s":
+                        value = self.formatTime(record)
+                    elif isinstance(value, str):
+                        value = value % {**attributes, "asctime": self.formatTime(record)}
+                    else:  # Powertools' own error for a template that is not a string
+                        return super().format(record)
+                line[key] = value
+        for key, value in attributes.items():
+            if key not in _RESERVED:
+                line[key] = value
+        line["message"] = self._message(record)
+        # Powertools sets these two from the record's exception and the X-Ray variable, over any key so named:
+        # here, with neither, they are None, so gone.
+        line.pop("xray_trace_id", None)
+        if self.serialize_stacktrace:
+            line.pop("stack_trace", None)
+        return self.serialize({key: value for key, value in line.items() if value is not None})
+
+    def _message(self, record: logging.LogRecord) -> Any:
+        """The message as Powertools extracts it: a dict as it is, %-arguments applied, else JSON-decoded if it
+        decodes."""
+        message = record.msg
+        if isinstance(message, dict):
+            return message
+        if record.args:
+            return record.getMessage()
+        if isinstance(message, str):
+            try:
+                return self.json_deserializer(message)
+            except (TypeError, ValueError):  # json.JSONDecodeError is a ValueError
+                return message
+        return message
 
     def serialize(self, log: Any) -> str:
         """The line Powertools built, as JSON text, redacted and made one writable line."""

@@ -1,0 +1,127 @@
+"""Drop the parts of Powertools the function never imports from a package: `package_prune.py PACKAGE_DIR` (make build).
+
+Powertools ships every utility (the event handler, the parser, batch, streaming, ...) in one distribution, ~3.6 MB,
+of which the function imports Logger, Metrics, Tracer, Idempotency, the circuit breaker and what they import. The
+roots are the package's own modules that name Powertools (ours, the business's and its dependencies'), so a
+Powertools utility the business imports itself is kept; the closure of their imports inside Powertools (every
+import at any depth of a file: functions and TYPE_CHECKING blocks too) decides what stays. What is dropped is a
+whole unit, a subpackage directly under `aws_lambda_powertools/` or `aws_lambda_powertools/utilities/`, and only
+when none of its modules is reached: the few imports Powertools makes by computed name stay inside their own unit.
+Prints what was dropped and the bytes saved; `--dry-run` only prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+TOP = "aws_lambda_powertools"
+
+
+def module_names(path: Path, module: str, is_package: bool) -> Iterator[str]:
+    """Every module a file imports, at any depth, relative imports resolved (`module` is the file's own name);
+    for `from X import a`, both X and X.a (which may be a module)."""
+    package = module if is_package else module.rpartition(".")[0]
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            yield source
+            yield from (f"{source}.{alias.name}" for alias in node.names)
+
+
+def module_file(root: Path, name: str) -> tuple[Path, bool] | None:
+    """The file of module `name` under `root` (and whether it is a package's `__init__.py`), or None."""
+    base = root.joinpath(*name.split("."))
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py", True
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py"), False
+    return None
+
+
+def reached(root: Path) -> set[str]:
+    """The Powertools modules the package's other modules import, and everything those import in turn."""
+    pending: list[str] = []
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root)
+        if relative.parts[0] == TOP or "__pycache__" in relative.parts:
+            continue
+        text = path.read_bytes()
+        if TOP.encode() not in text:
+            continue
+        is_package = path.name == "__init__.py"
+        module = ".".join(relative.with_suffix("").parts[: -1 if is_package else None])
+        pending += [name for name in module_names(path, module, is_package) if name.split(".")[0] == TOP]
+    found: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        located = module_file(root, name)
+        if located is None:
+            continue
+        found.add(name)
+        parts = name.split(".")
+        pending += [".".join(parts[:end]) for end in range(1, len(parts))]  # its packages run first
+        pending += [n for n in module_names(located[0], name, located[1]) if n.split(".")[0] == TOP]
+    return found
+
+
+def units(root: Path) -> Iterator[Path]:
+    """The droppable units: each subpackage directly under Powertools and under its `utilities`."""
+    top = root / TOP
+    for parent in (top, top / "utilities"):
+        for entry in sorted(parent.iterdir()):
+            if entry.is_dir() and (entry / "__init__.py").is_file() and entry != top / "utilities":
+                yield entry
+
+
+def unused_units(root: Path) -> list[Path]:
+    """The units no reached module is in."""
+    modules = reached(root)
+    kept = {root.joinpath(*name.split(".")) for name in modules}
+    return [unit for unit in units(root) if not any(path == unit or unit in path.parents for path in kept)]
+
+
+def tree_size(path: Path) -> int:
+    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("package", type=Path)
+    parser.add_argument("--dry-run", action="store_true")
+    args = parser.parse_args(argv)
+    if not (args.package / TOP).is_dir():
+        print(f"package_prune: no {TOP} in {args.package}: nothing to prune")
+        return 0
+    dropped = unused_units(args.package)
+    saved = 0
+    for unit in dropped:
+        saved += tree_size(unit)
+        print(
+            f"package_prune: {'would drop' if args.dry_run else 'dropped'} {unit.relative_to(args.package)}"
+        )
+        if not args.dry_run:
+            shutil.rmtree(unit)
+    print(f"package_prune: {len(dropped)} Powertools units never imported, {saved / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
