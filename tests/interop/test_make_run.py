@@ -44,6 +44,9 @@ def _env(**extra: str) -> dict[str, str]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        # The side ports on free ones (asked for), never PORT+1 and +2 of a free PORT, which may be taken.
+        "INVOKE_PORT": "0",
+        "INVENTORY_PORT": "0",
         **extra,
     }
     for name in ("BUSINESS", "MANIFEST_DIR", "MAX_BODY_BYTES"):
@@ -248,7 +251,7 @@ def test_a_business_no_manifest_describes_starts_saying_its_results_are_unchecke
 
 def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:
     done = subprocess.run(
-        ["make", "--no-print-directory", "run", "BUSINESS=nobiz", f"PORT={free_port()}"],
+        ["make", "--no-print-directory", "run", "BUSINESS=nobiz", f"PORT={free_port()}", "INVOKE_PORT=0"],
         cwd=REPO,
         capture_output=True,
         text=True,
