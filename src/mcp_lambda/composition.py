@@ -11,7 +11,7 @@ import asyncio
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .app import create_app
 from .apps import CardViewSet
@@ -20,12 +20,14 @@ from .calls.exactly_once import ExactlyOnceCalls
 from .calls.executor import ToolExecutor
 from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
-from .downstream import HttpClient
+from .downstream import EgressDeclarationError, EgressPolicy, HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
+from .manifest.visibility import all_fields
 from .observability import ToolTelemetry, configure_process, get_logger
-from .platform_api import PlatformApiClient
+from .platform_api import PlatformApiClient, platform_egress
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
+from .protocol.delivery import ResultDelivery
 from .protocol.features import FeatureMethods
 from .protocol.legacy import LegacyEra
 from .protocol.methods import ToolMethods
@@ -33,7 +35,7 @@ from .protocol.modern import ModernEra
 from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
 from .protocol.skills import SkillMethods
-from .protocol.task_extension import TaskApi, TasksOnFirstUse
+from .protocol.task_extension import JOB_TOOLS, JobApi, JobsOnFirstUse, TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
 from .skills import load_catalog
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
     from .calls.quotas import QuotaStore
     from .calls.task_invoke import TaskInvoker
+    from .manifest.models import Manifest
     from .protocol import McpServer
     from .secrets import SecretSource
     from .stores.tasks import TaskStore
@@ -176,7 +179,9 @@ def build_server(
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
-    http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    http = HttpClient.from_settings(
+        settings, logger, lambda: build_store("circuits", settings, logger), build_egress(settings, business)
+    )
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),
@@ -191,9 +196,16 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
+        result_check,
+        ToolTelemetry(business.name),
+        business.error_map,
+        fingerprints,
+        counted,
+        result_view,
+        grants_scopes=settings.auth_mode != "none",
     )
     contexts = ContextFactory(services)
+    delivery = ResultDelivery(business, manifest)
     rounds = Rounds(
         settings.request_state_key_ring,
         services.secrets,
@@ -207,7 +219,14 @@ def build_server(
         seconds(settings.idempotency_ttl),
     )
     task_methods = None
+    job_methods = None
     if any(spec.task != "forbidden" for spec in business.tools):
+        taken = sorted(name for name in JOB_TOOLS if business.tool(name) is not None)
+        if taken:  # a session client follows a long tool's job with the framework's tools of these names
+            raise BusinessDefinitionError(
+                f"business '{business.name}' has a long-running tool, so the framework serves "
+                f"{' and '.join(JOB_TOOLS)} to session clients; rename its own {', '.join(taken)}"
+            )
 
         def build_task_methods() -> TaskApi:
             from .calls.task_invoke import LambdaInvoker  # the first task request loads them
@@ -230,11 +249,32 @@ def build_server(
                     milliseconds(settings.task_poll_interval),
                     seconds(settings.task_worker_timeout),
                 ),
+                delivery,
             )
 
         task_methods = TasksOnFirstUse(build_task_methods)
+        lazy_tasks = task_methods
+
+        def build_job_methods() -> JobApi:
+            from .protocol.jobs import JobMethods
+            from .protocol.tasks import TaskMethods
+
+            return JobMethods(cast(TaskMethods, lazy_tasks.methods()))
+
+        job_methods = JobsOnFirstUse(build_job_methods)
     page_size = settings.tools_page_size
-    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
+    tools = ToolMethods(
+        business,
+        calls,
+        contexts,
+        rounds,
+        page_size,
+        output_schemas,
+        task_methods,
+        apps,
+        delivery,
+        job_methods,
+    )
     catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
     skills = SkillMethods(catalog, page_size) if catalog else None
     features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)
@@ -245,7 +285,36 @@ def build_server(
             business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
         ),
         task_methods,
+        field_scopes=field_scopes_of(manifest),
     )
+
+
+def build_egress(settings: Settings, business: Business) -> EgressPolicy:
+    """What `ctx.http` may reach: the business's declarations, `EGRESS_ALLOW`, and the platform's base domain.
+
+    Raises:
+        EgressDeclarationError: An entry is malformed or names a never-reached address (the message says whose).
+    """
+    sources = (
+        (f"business '{business.name}' egress", business.declared_egress()),
+        ("EGRESS_ALLOW", settings.egress_allow),
+        ("DOUBAO_OPENAPI_BASE_DOMAIN", platform_egress(settings)),
+    )
+    entries: list[Any] = []
+    for where, declared in sources:
+        try:
+            EgressPolicy(declared)
+        except EgressDeclarationError as exc:
+            raise EgressDeclarationError(f"{where}: {exc}") from None
+        entries.extend(declared)
+    return EgressPolicy(entries)
+
+
+def field_scopes_of(manifest: Manifest | None) -> tuple[str, ...]:
+    """The scopes the manifest's fields require (`requires_scope`), sorted; none without a manifest."""
+    if manifest is None:
+        return ()
+    return tuple(sorted({spec.requires_scope for _, spec in all_fields(manifest) if spec.requires_scope}))
 
 
 def build_runtime(

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if written is None:
         print(
             f"events: no conversations for '{business}': write"
-            f" {script_path(business).relative_to(REPO)} with CONVERSATIONS = {{name: [Request(...), ...]}}"
+            f" {script_path(business).relative_to(REPO)} with CONVERSATIONS = {{name: [Step(...), ...]}}"
             " (see tests/businesses/demo/conversations.py)",
             file=sys.stderr,
         )

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..deadlines import DeadlineExceeded
-from ..downstream import DownstreamTimeout, DownstreamUnavailable
+from ..deadlines import DeadlineExceeded, RequestCancelled
+from ..downstream import DownstreamTimeout, DownstreamUnavailable, EgressRefused
 from ..errors import ToolFailure
 from ..tools.context import SecretUnavailable
 from ..tools.results import ResultCode
@@ -103,6 +103,14 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "fields": {"quota": exc.quota}},
         log_fields=lambda exc: {"quota": exc.quota},
     ),
+    # The client cancelled the call while the tool waited on ctx.http: nobody reads this answer.
+    RequestCancelled: ErrorRule(
+        ResultCode.DEADLINE_EXCEEDED,
+        "cancelled",
+        lambda spec, exc: f"Tool '{spec.name}' stopped: the client cancelled the call.",
+        log_level="info",
+        advice=lambda exc: {"retryable": False, "suggested_action": "skip_and_continue"},
+    ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
     DeadlineExceeded: ErrorRule(
         ResultCode.DEADLINE_EXCEEDED,
@@ -124,6 +132,14 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
         log_level="warning",
         advice=_retry_after,
+    ),
+    # Refused before any connection (never retried): the business must declare the host, or nobody may reach it.
+    EgressRefused: ErrorRule(
+        ResultCode.EGRESS_REFUSED,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' may not reach {exc.origin or 'that URL'}: {exc.reason_text}.",
+        log_level="warning",
+        log_fields=lambda exc: {"refused": exc.origin, "reason": exc.reason, "address": exc.address},
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }

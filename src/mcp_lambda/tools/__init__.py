@@ -12,17 +12,27 @@ its own table's calls held to the AWS budget and the request deadline, a new cli
 """
 
 from ..caller import Caller
-from ..downstream import HttpResponse
+from ..downstream import Egress, HttpResponse
 from ..stores.table import DynamoDBTable
 from .business import Business
 from .cards import CardAction, CardViews
 from .context import ToolContext
 from .decorator import tool
+from .enums import enum_meanings
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
 from .options import Access, CallLimits, ExactlyOnce, TaskConfig, ToolAnnotations
 from .prompts import PromptSpec, assistant, prompt, user
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
-from .results import ResultCode, ToolResult, business_error, content_result, entities, execution_result, text
+from .results import (
+    ResultCode,
+    ResultStatus,
+    ToolResult,
+    business_error,
+    content_result,
+    entities,
+    execution_result,
+    text,
+)
 from .spec import ToolSpec
 
 __all__ = [
@@ -33,6 +43,7 @@ __all__ = [
     "CardAction",
     "CardViews",
     "DynamoDBTable",
+    "Egress",
     "ExactlyOnce",
     "HttpResponse",
     "InputRequest",
@@ -42,6 +53,7 @@ __all__ = [
     "ResourceSpec",
     "ResourceTemplateSpec",
     "ResultCode",
+    "ResultStatus",
     "TaskConfig",
     "ToolAnnotations",
     "ToolContext",
@@ -52,6 +64,7 @@ __all__ = [
     "content_result",
     "elicit",
     "entities",
+    "enum_meanings",
     "execution_result",
     "input_required",
     "list_roots",

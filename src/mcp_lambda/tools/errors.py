@@ -4,10 +4,10 @@ from mcp_lambda.tools.errors import DownstreamUnavailable, DeadlineExceeded
 
 Every exception the framework raises derives from `McpLambdaError`, in one family each (`StartupError`,
 `StoreUnavailable`, `DownstreamError`, `ToolFailure`, `RequestRefused`). `ctx.http` raises `DownstreamUnavailable`
-(`CircuitOpen`), `DownstreamTimeout` and `ResponseTooLarge`; `ctx.platform_api` their `PlatformApiError`
-subclasses; `ctx.secret` `SecretUnavailable`; a business's `DynamoDBTable` `ConditionFailed` (a write's condition did
-not hold) and its own `StoreUnavailable`. A tool that does not catch them gets the error result the framework's
-table gives each (50300, 50400, 50020, ...).
+(`CircuitOpen`), `DownstreamTimeout`, `ResponseTooLarge` and `EgressRefused` (a host or address not declared);
+`ctx.platform_api` their `PlatformApiError` subclasses; `ctx.secret` `SecretUnavailable`; a business's `DynamoDBTable`
+`ConditionFailed` (a write's condition did not hold) and its own `StoreUnavailable`. A tool that does not catch them
+gets the error result the framework's table gives each (50300, 50400, 50020, ...).
 """
 
 from ..deadlines import DeadlineExceeded
@@ -16,6 +16,7 @@ from ..downstream import (
     DownstreamError,
     DownstreamTimeout,
     DownstreamUnavailable,
+    EgressRefused,
     ResponseTooLarge,
 )
 from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
@@ -33,6 +34,7 @@ __all__ = [
     "DownstreamError",
     "DownstreamTimeout",
     "DownstreamUnavailable",
+    "EgressRefused",
     "McpLambdaError",
     "PlatformApiError",
     "PlatformApiTimeout",
