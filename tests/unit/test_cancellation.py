@@ -21,7 +21,11 @@ from mcp_lambda.testing.runtime import HandlerTransport
 
 SESSION = "2024-11-05"
 SETTINGS = Settings(
-    business="cancelbiz", request_deadline_ms=25_000, http_timeout_ms=20_000, http_max_attempts=1
+    business="cancelbiz",
+    request_deadline_ms=25_000,
+    http_timeout_ms=20_000,
+    http_max_attempts=1,
+    egress_allow=("127.0.0.1",),  # the test's slow service
 )
 
 

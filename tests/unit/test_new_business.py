@@ -124,7 +124,7 @@ def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]
 
 def test_scaffold_passes_the_schema_lint_without_a_warning(scaffolded: tuple[Path, str]) -> None:
     root, _ = scaffolded
-    done = _run(root, sys.executable, str(ROOT / "scripts" / "schema_lint.py"), "shop")
+    done = _run(root, sys.executable, "-m", "mcp_lambda_tools.lint.schema_lint", "shop")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "schema-lint: 1 business(es), 0 error(s), 0 warning(s)" in done.stdout, done.stdout
 

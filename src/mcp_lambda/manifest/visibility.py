@@ -132,6 +132,10 @@ def with_model_text(
     return result.with_text(sentence_and_json(result.sentence, projection))
 
 
+# The top-level keys of an entities result a model reads besides the entities (the seed's "found nothing").
+MODEL_KEYS = ("result_status",)
+
+
 def delivered(
     manifest: Manifest, tool: str, structured: Any, scopes: Collection[str], renders_cards: bool
 ) -> Any:
@@ -168,7 +172,10 @@ def delivered(
                 for name, value in entity.items()
                 if name == "entity_type" or name in seen
             }
-    return {**structured, "entities": shown} if renders_cards else {"entities": shown}
+    if renders_cards:
+        return {**structured, "entities": shown}
+    # A model-only client: the entities as the model may see them, and the outcome an agent branches on.
+    return {"entities": shown, **{key: structured[key] for key in MODEL_KEYS if key in structured}}
 
 
 def all_fields(manifest: Manifest) -> Iterator[tuple[str, FieldSpec]]:

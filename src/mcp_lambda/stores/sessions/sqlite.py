@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...settings import seconds
-from .base import Session, SessionIdTaken, SessionStoreUnavailable
+from .base import MAX_CANCELLED, Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
     from .. import StoreConfig
@@ -85,6 +85,18 @@ class SQLiteSessionStore:
 
     def set_log_level(self, session_id: str, level: str) -> None:
         self._update(session_id, {"log_level": level})
+
+    def cancel_request(self, session_id: str, request_key: str) -> None:
+        # One statement: the key is appended unless it is there already or the session holds MAX_CANCELLED.
+        with self._database() as database:
+            database.execute(
+                "UPDATE sessions SET session = json_set(session, '$.cancelled_requests', "
+                "json_insert(coalesce(json_extract(session, '$.cancelled_requests'), json('[]')), '$[#]', ?)) "
+                "WHERE session_id = ? "
+                "AND json_array_length(coalesce(json_extract(session, '$.cancelled_requests'), '[]')) < ? "
+                "AND NOT EXISTS (SELECT 1 FROM json_each(session, '$.cancelled_requests') WHERE value = ?)",
+                (request_key, session_id, MAX_CANCELLED, request_key),
+            )
 
     def _update(self, session_id: str, fields: dict[str, Any]) -> None:
         # One statement (json_set), so a concurrent update of another field is never lost.
