@@ -13,7 +13,9 @@ import orjson
 _STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 # orjson refuses a datetime, a dataclass and a subclass of str, int, dict or list with these (json does too, or
 # reads them as json does: then the slow path decides).
-_ORJSON_PLAIN = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+_ORJSON_PLAIN = (
+    orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 def json_problem(value: Any, name: str = "result") -> str | None:
