@@ -56,16 +56,10 @@ class ToolMethods:
             # Only what this caller may call; and so a list no one else may be served from a cache.
             tools = [spec for spec in tools if scope.auth.allows(spec.scopes)]
             scope.caller_specific = True
-        tools = [spec for spec in tools if self.apps.visible(scope, spec)]
+        tools = self.apps.listed(scope, tools)
         if self.apps.shapes_the_list(scope, any(not spec.model_visible for spec in tools)):
             scope.caller_specific = True  # cacheScope private: a client without views must never be served it
-        return listing(
-            "tools",
-            tools,
-            params,
-            self.page_size,
-            lambda spec: self.apps.tool_entry(scope, spec, self.tool_wire),
-        )
+        return listing("tools", tools, params, self.page_size, self.apps.tool_entries(scope, self.tool_wire))
 
     async def tools_call(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
         name = required_string(params, "name")
