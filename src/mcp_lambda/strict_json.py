@@ -38,7 +38,8 @@ def json_problem(value: Any, name: str = "result") -> str | None:
 
 
 def _round_trips(value: Any) -> bool:
-    """The fast yes (~10x cheaper than json's strict encode): orjson writes it and reads back an equal value.
+    """The fast yes (cheaper than json's strict encode: docs/performance.md): orjson writes it and reads back an
+    equal value.
 
     Whatever json would refuse does not come back equal: NaN and Infinity come back as null, a UUID or an Enum
     as a string or its value; a tuple comes back a list, and a key that is not a string, an integer beyond 64

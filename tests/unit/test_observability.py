@@ -153,7 +153,8 @@ def test_powertools_metrics_switches_are_read_once_per_container(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def emitted() -> bool:
-        telemetry = ToolTelemetry("testbiz", tracing=False)  # a container: the switch as its environment has it
+        # A container: the switch as its environment has it.
+        telemetry = ToolTelemetry("testbiz", tracing=False)
         capsys.readouterr()
         with telemetry.tool_call("search_routes"):
             pass
