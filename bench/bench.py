@@ -290,7 +290,9 @@ def bench_business_cases() -> tuple[Handler, dict[str, Any], dict[str, Any], dic
     def echo_sync(message: str) -> ToolResult:
         return execution_result({"message": message})
 
-    business = Business(name="bench", tools=[price, echo, echo_sync])
+    business = Business(
+        name="bench", tools=[price, echo, echo_sync], egress=["127.0.0.1"]
+    )  # its fake downstream
     logging.getLogger("mcp_lambda").setLevel(
         logging.ERROR
     )  # no manifest for this one: that warning is expected

@@ -10,6 +10,9 @@ LAMBDA_PYTHON ?= 3.13.0
 STACK ?= mcp-$(BUSINESS)
 SAM_REGION ?= us-east-1
 BUILD_DIR := .aws-sam/build
+# The function's architecture is template.yaml's (arm64) unless ARCH is given: make build ARCH=x86_64 builds an
+# x86_64 function with x86_64 wheels (what make sam-local runs on an x86_64 host; mk/samlocal.mk).
+ARCH_OPTION = $(if $(ARCH),--architecture $(ARCH))
 # make build stages the function's code for one business here (scripts/package_stage.py): <business>/ and
 # <business>.template.yaml, template.yaml with CodeUri pointing at it.
 STAGE_DIR := .aws-sam/stage
@@ -61,11 +64,11 @@ export DEPLOY_PARAMS
 # sam build ships no .pyc, and /var/task is read-only: each cold start compiles every module it imports (about
 # half its import time). PYC=1 compiles them at build time instead, with the runtime's Python: ~45 % less cold
 # start for ~9 MB more package (SnapStart makes it moot: imports happen once, before the snapshot).
-build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stack for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); DEPLOY_PARAMS as for deploy, PYC=1 to precompile
+build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stack for python3.13/arm64 without Docker (pyenv's 3.13 or python3.13 on PATH); DEPLOY_PARAMS as for deploy, PYC=1 to precompile, ARCH=x86_64
 	@[ -z "$(JWT)" ] || { echo "build: JWT=1 is gone: PyJWT ships when the stack's AuthMode is jwt" \
 	  "(make build BUSINESS=$(BUSINESS) DEPLOY_PARAMS=\"AuthMode=jwt ...\", or samconfig.toml)" >&2; exit 2; }
 	rm -f $(BUILD_RECORD)
-	$(PY) scripts/package_stage.py $(BUSINESS) $(STAGE_DIR)
+	$(PY) scripts/package_stage.py $(BUSINESS) $(STAGE_DIR) $(ARCH_OPTION)
 	@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \
 	[ -x "$$py" ] || py="$$(command -v python3.13 || true)"; \
 	[ -n "$$py" ] || { echo "build: Python 3.13 not found; run 'pyenv install $(LAMBDA_PYTHON)'" \
@@ -78,7 +81,7 @@ build: $(SAM_VENV)/.installed venv-run ## sam build BUSINESS's function and stac
 	$(PY) scripts/tool_schemas_compile.py $(BUILD_DIR)/McpFunction
 	$(PY) scripts/skill_lint.py $(BUSINESS)
 	$(PY) scripts/skills_compile.py $(BUILD_DIR)/McpFunction
-	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD)
+	$(PY) scripts/package_deps.py $(BUSINESS) $(BUILD_DIR)/McpFunction $(BUILD_RECORD) $(ARCH_OPTION)
 	cd $(BUILD_DIR)/McpFunction && rm -rf $(PRUNE) && find . \( -name '*.c' -o -name '*.pyi' \) -delete
 	$(PY) scripts/package_prune.py $(BUILD_DIR)/McpFunction
 	$(if $(PYC),@py="$$(pyenv prefix $(LAMBDA_PYTHON) 2>/dev/null)/bin/python3.13"; \

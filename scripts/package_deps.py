@@ -12,7 +12,8 @@
   and which auth mode the package serves, for `make deploy` (`--check-deploy RECORD`), which refuses to deploy
   `AuthMode=jwt` with a package built without PyJWT.
 
-Everything is installed for the Lambda platform (python3.13, manylinux2014_aarch64 wheels only).
+Everything is installed for the Lambda platform (python3.13, manylinux2014_aarch64 wheels only; `--architecture
+x86_64` for a package built for an x86_64 function, as `make sam-local` builds one on an x86_64 host).
 """
 
 from __future__ import annotations
@@ -39,10 +40,17 @@ REPO = Path(__file__).resolve().parents[1]
 FRAMEWORK_REQUIREMENTS = REPO / "src" / "requirements.txt"
 JWT_REQUIREMENTS = REPO / "mk" / "requirements-jwt.txt"
 SAMCONFIG = REPO / "samconfig.toml"
-LAMBDA_PLATFORM = (
-    "--platform", "manylinux2014_aarch64", "--implementation", "cp", "--python-version", "3.13",
-    "--only-binary=:all:",
-)  # fmt: skip
+WHEEL_PLATFORMS = {"arm64": "manylinux2014_aarch64", "x86_64": "manylinux2014_x86_64"}
+
+
+def lambda_platform(architecture: str = "arm64") -> tuple[str, ...]:
+    """pip's options that select the Lambda runtime's wheels (python3.13) for `architecture`."""
+    return (
+        "--platform", WHEEL_PLATFORMS[architecture], "--implementation", "cp", "--python-version", "3.13",
+        "--only-binary=:all:",
+    )  # fmt: skip
+
+
 BUSINESS_CODE = "businesses"  # the business part of the package: its code, and the entries its pins added
 
 
@@ -142,7 +150,9 @@ def constraints_file(paths: Sequence[Path], out: Path) -> Path:
     return out
 
 
-def install(requirements: Path, package: Path, constraints: Path, pip: Sequence[str]) -> list[str]:
+def install(
+    requirements: Path, package: Path, constraints: Path, pip: Sequence[str], architecture: str = "arm64"
+) -> list[str]:
     """Install `requirements` for the Lambda platform; move into `package` only the entries it does not hold.
 
     Args:
@@ -150,6 +160,7 @@ def install(requirements: Path, package: Path, constraints: Path, pip: Sequence[
         package: The package's root.
         constraints: The pins everything installed is held to.
         pip: The pip command.
+        architecture: The function's architecture (arm64 or x86_64).
 
     Returns:
         The top-level entries added to the package, sorted.
@@ -159,7 +170,15 @@ def install(requirements: Path, package: Path, constraints: Path, pip: Sequence[
     """
     with tempfile.TemporaryDirectory(prefix="package-deps-") as scratch:
         target = Path(scratch) / "site"
-        command = [*pip, "install", "--quiet", "--no-compile", "--target", str(target), *LAMBDA_PLATFORM]
+        command = [
+            *pip,
+            "install",
+            "--quiet",
+            "--no-compile",
+            "--target",
+            str(target),
+            *lambda_platform(architecture),
+        ]
         done = subprocess.run(
             [*command, "-c", str(constraints), "-r", str(requirements)],
             capture_output=True,
@@ -188,6 +207,7 @@ def prepare(
     deploy_params: str = "",
     source: Path = REPO / "src",
     pip: Sequence[str] = (sys.executable, "-m", "pip"),
+    architecture: str = "arm64",
 ) -> dict[str, Any]:
     """Install what the business's package needs beyond the framework and say what it is.
 
@@ -197,6 +217,7 @@ def prepare(
         deploy_params: `DEPLOY_PARAMS` of make.
         source: The source tree.
         pip: The pip command.
+        architecture: The function's architecture (arm64 or x86_64).
 
     Returns:
         The build record: business, auth_mode, jwt (PyJWT shipped), parts (part -> entries), budget_mb.
@@ -216,9 +237,9 @@ def prepare(
         held = [source / "requirements.txt", *([JWT_REQUIREMENTS] if mode == "jwt" else [])]
         constraints = constraints_file(held, Path(scratch) / "constraints.txt")
         if mode == "jwt":
-            parts["jwt"] = install(JWT_REQUIREMENTS, package, constraints, pip)
+            parts["jwt"] = install(JWT_REQUIREMENTS, package, constraints, pip, architecture)
         if requirements.is_file() and requirement_lines(requirements):
-            parts["business"] += install(requirements, package, constraints, pip)
+            parts["business"] += install(requirements, package, constraints, pip, architecture)
     return {
         "business": business,
         "auth_mode": mode,
@@ -255,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--check-deploy", action="store_true", help="refuse a deploy the build cannot serve")
     parser.add_argument(
+        "--architecture", choices=sorted(WHEEL_PLATFORMS), default="arm64", help="default: arm64"
+    )
+    parser.add_argument(
         "--overrides",
         action="store_true",
         help="print samconfig.toml's overrides with DEPLOY_PARAMS, shell-quoted",
@@ -277,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give BUSINESS PACKAGE_DIR RECORD, RECORD --check-deploy, or --overrides")
     business, package, out = args.paths[0], Path(args.paths[1]), Path(args.paths[2])
     try:
-        record = prepare(business, package, args.deploy_params)
+        record = prepare(business, package, args.deploy_params, architecture=args.architecture)
     except DependencyError as exc:
         for line in str(exc).splitlines():
             print(f"package_deps: {line}", file=sys.stderr)

@@ -32,7 +32,11 @@ class StageError(Exception):
 
 
 def stage(
-    business: str, out: Path, source: Path = REPO / "src", template: Path = REPO / "template.yaml"
+    business: str,
+    out: Path,
+    source: Path = REPO / "src",
+    template: Path = REPO / "template.yaml",
+    architecture: str | None = None,
 ) -> Path:
     """Copy what the function for `business` runs into `out/<business>/` and write its template beside it.
 
@@ -41,6 +45,8 @@ def stage(
         out: the staging directory; `out/<business>/` is replaced.
         source: the source tree (holds mcp_lambda/, businesses/ and requirements.txt).
         template: the SAM template whose CodeUri is rewritten.
+        architecture: the function's Architectures instead of the template's (`x86_64` for `make sam-local` on
+            an x86_64 host; the deployed default stays the template's arm64).
 
     Returns:
         The template written, `out/<business>.template.yaml`.
@@ -79,6 +85,8 @@ def stage(
     shutil.copy2(source / "requirements.txt", code / "requirements.txt")
     staged = out / f"{business}.template.yaml"
     composed["Resources"][FUNCTION]["Properties"]["CodeUri"] = f"{business}/"
+    if architecture:
+        composed["Resources"][FUNCTION]["Properties"]["Architectures"] = [architecture]
     staged.write_text(dump(composed), encoding="utf-8")
     return staged
 
@@ -88,9 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("business")
     parser.add_argument("out", type=Path)
     parser.add_argument("--source", type=Path, default=REPO / "src")
+    parser.add_argument("--architecture", choices=["arm64", "x86_64"], help="default: the template's (arm64)")
     args = parser.parse_args(argv)
     try:
-        staged = stage(args.business, args.out, args.source)
+        staged = stage(args.business, args.out, args.source, architecture=args.architecture)
     except StageError as exc:
         print(f"package_stage: {exc}", file=sys.stderr)
         return 2

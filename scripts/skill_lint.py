@@ -23,13 +23,24 @@ from mcp_lambda.secrets import ENV_FILE, parse_env_file
 from mcp_lambda.skills.catalog import skill_folders
 from mcp_lambda.skills.lint import BusinessFacts, SkillProblem, lint_skills
 from mcp_lambda.tools import Business
-from mcp_lambda.tools.results import SUGGESTED_ACTIONS
+from mcp_lambda.tools.results import RESULT_STATUSES, SUGGESTED_ACTIONS
 from mcp_lambda_dev.businesses import known_businesses, load_business
 
 MANIFEST_DIR = Path("manifest")  # as make manifest-lint: the checkout the command runs in
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 # What every business's results may carry besides its own fields (tools/results.py).
-FRAMEWORK_NAMES = frozenset({*SUGGESTED_ACTIONS, "suggested_action", "retry_after_ms", "tool_call_id"})
+FRAMEWORK_NAMES = frozenset(
+    {
+        *SUGGESTED_ACTIONS,
+        *RESULT_STATUSES,
+        "suggested_action",
+        "retry_after_ms",
+        "retry_strategy",
+        "result_status",
+        "tool_call_id",
+        "execution_id",
+    }
+)
 
 
 def package_dir(name: str) -> Path:

@@ -29,6 +29,7 @@ from businesses.demo.catalogue import BY_ID
 
 FLAKY, FAILING, SLOW = "p-9502", "p-9503", "p-9504"
 SLOW_SECONDS = 20.0
+EGRESS_VARIABLE = "EGRESS_ALLOW"
 INVENTORY_VARIABLE = "DEMO_INVENTORY_URL"
 HELP = f"{FLAKY} fails every other time, {FAILING} always 503, {SLOW} answers after {SLOW_SECONDS:.0f} s"
 
@@ -106,7 +107,8 @@ def running_inventory() -> Iterator[str]:
 
 @contextmanager
 def demo_inventory(business: str) -> Iterator[str | None]:
-    """For the demo with `DEMO_INVENTORY_URL` unset: run the stand-in and point the variable at it meanwhile.
+    """For the demo with `DEMO_INVENTORY_URL` unset: run the stand-in, point the variable at it and declare it
+    (`EGRESS_ALLOW`, make run's own declaration of its stand-in) meanwhile.
 
     Args:
         business: The business being served; any other than `demo` gets nothing.
@@ -117,9 +119,15 @@ def demo_inventory(business: str) -> Iterator[str | None]:
     if business != "demo" or os.environ.get(INVENTORY_VARIABLE):
         yield None
         return
+    declared = os.environ.get(EGRESS_VARIABLE)
     with running_inventory() as url:
         os.environ[INVENTORY_VARIABLE] = url
+        os.environ[EGRESS_VARIABLE] = f"{declared},{url}" if declared else url
         try:
             yield url
         finally:
             os.environ.pop(INVENTORY_VARIABLE, None)
+            if declared is None:
+                os.environ.pop(EGRESS_VARIABLE, None)
+            else:
+                os.environ[EGRESS_VARIABLE] = declared

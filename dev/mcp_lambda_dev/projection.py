@@ -7,7 +7,7 @@ undeclared types are left out. What the model may see is `mcp_lambda.manifest.vi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from mcp_lambda.manifest.models import Manifest
@@ -15,9 +15,15 @@ from mcp_lambda.manifest.visibility import declared_entities, model_projection, 
 from mcp_lambda.tools import ToolResult
 
 
-def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> dict[str, Any]:
-    """The text and the structured data the model reads: declared fields with `llm_visible` not false."""
-    wire = _wire(manifest, tool, result)
+def model_view(
+    manifest: Manifest,
+    tool: str,
+    result: ToolResult | Mapping[str, Any],
+    scopes: Collection[str] = frozenset(),
+) -> dict[str, Any]:
+    """The text and the structured data the model reads: declared fields with `llm_visible` not false (and,
+    with `requires_scope`, only those `scopes` grant)."""
+    wire = _wire(manifest, tool, result, scopes)
     structured = wire.get("structuredContent")
     view: dict[str, Any] = {"text": _text(wire)}
     if wire.get("isError") is True:
@@ -25,7 +31,7 @@ def model_view(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, 
     elif manifest.tools[tool].output.kind == "execution_result":
         view["result"] = structured
     else:
-        view["entities"] = model_projection(manifest, tool, structured)["entities"]
+        view["entities"] = model_projection(manifest, tool, structured, scopes=scopes)["entities"]
     return view
 
 
@@ -119,7 +125,12 @@ def _text(wire: Mapping[str, Any]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def _wire(manifest: Manifest, tool: str, result: ToolResult | Mapping[str, Any]) -> Mapping[str, Any]:
+def _wire(
+    manifest: Manifest,
+    tool: str,
+    result: ToolResult | Mapping[str, Any],
+    scopes: Collection[str] = frozenset(),
+) -> Mapping[str, Any]:
     if isinstance(result, ToolResult):
-        return with_model_text(manifest, tool, result).to_wire()
+        return with_model_text(manifest, tool, result, scopes).to_wire()
     return result

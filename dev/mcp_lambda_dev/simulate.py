@@ -1,7 +1,7 @@
 """Our `dbx simulator eval`: call one tool through the real Lambda handler and show what the platform would do.
 
     python -m mcp_lambda_dev.simulate --business demo --tool search_products --args '{"keyword": "cup"}' [--format text|json]
-                [--tool-call-id ID]
+                [--tool-call-id ID] [--scopes a,b]
 
 Prints the ToolResult, the verdict, the server's warnings and errors for the call, the model-visible view, the
 card candidates and the llm_modifiable lists. The verdict tells apart a call that failed before the tool ran
@@ -10,6 +10,10 @@ error, a missing secret), a result that breaks the manifest (INVALID) and a resu
 includes the tool's own business errors). Exits 0 only for VALID.
 With a tool-call id the call carries it in `_meta` and is sent a second time, as an agent's retry: the report
 says whether the retry was replayed (the tool did not run again) and whether its result is identical.
+The call comes from a client that renders cards (as the platform does). Without `--scopes` the caller holds no
+scope (as with AUTH_MODE=none): every field with `requires_scope` is removed. With `--scopes a,b` it is a caller
+granted those scopes, through AUTH_MODE=apigateway and an authorizer context as API Gateway's JWT authorizer
+passes it.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from mcp_lambda.composition import BusinessNotFound
@@ -29,11 +33,16 @@ from mcp_lambda.errors import RequestRefused
 from mcp_lambda.manifest import ManifestError, bind_manifest
 from mcp_lambda.manifest.check import ToolCheck
 from mcp_lambda.manifest.errors import did_you_mean
+from mcp_lambda.manifest.visibility import delivered
 from mcp_lambda.tools import ToolResult
+from mcp_lambda.tools.results import META_EXECUTION_ID, META_REPLAY
 from mcp_lambda_dev.businesses import load_business
 from mcp_lambda_dev.inventory import demo_inventory
 from mcp_lambda_dev.projection import card_candidates, model_view, modifiable_lists
 from mcp_lambda_dev.verdicts import verdict_of
+
+if TYPE_CHECKING:
+    from mcp_lambda.testing import McpTestClient
 
 
 class CannotSimulate(RequestRefused):
@@ -58,8 +67,8 @@ def recording_checks() -> Iterator[list[tuple[str, ToolResult, list[str]]]]:
     seen: list[tuple[str, ToolResult, list[str]]] = []
     original = ToolCheck.__call__
 
-    def spy(self: ToolCheck, result: ToolResult) -> list[str]:
-        violations = original(self, result)
+    def spy(self: ToolCheck, result: ToolResult, scopes: Collection[str] = frozenset()) -> list[str]:
+        violations = original(self, result, scopes)
         seen.append((self.tool, result, violations))
         return violations
 
@@ -99,15 +108,39 @@ def server_log(service: str) -> Iterator[list[dict[str, Any]]]:
             handler.setLevel(level)
 
 
-def call_through_handler(
-    tool: str, arguments: dict[str, Any], tool_call_id: str | None = None
-) -> tuple[int, dict[str, Any]]:
-    """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
-    from mcp_lambda.handler import handler
+def simulated_client(scopes: Sequence[str] | None = None) -> McpTestClient:
+    """A client of the real Lambda handler that renders cards, as a caller granted `scopes` (None: no caller).
+
+    Args:
+        scopes: The caller's scopes; None calls as the configured server does (AUTH_MODE=none: no scope).
+
+    Returns:
+        The client (no wire oracle: a result that breaks the rules is what the simulation reports).
+    """
+    from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
     from mcp_lambda.testing import McpTestClient
 
-    # No wire oracle: a result that breaks the rules is what the simulation reports, not a reason to stop.
-    client = McpTestClient.over_handler(handler, capabilities={}, oracle=False)
+    cards = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}}
+    if scopes is None:
+        from mcp_lambda.handler import handler
+
+        return McpTestClient.over_handler(handler, capabilities=cards, oracle=False)
+    from mcp_lambda.composition import build_runtime
+    from mcp_lambda.lambda_adapter import lambda_handler
+    from mcp_lambda.settings import Settings
+    from mcp_lambda.testing import DEFAULT_ISSUER, Identity, authorizer_context
+
+    env = {**os.environ, "AUTH_MODE": "apigateway", "AUTH_ISSUER": DEFAULT_ISSUER}
+    handler = lambda_handler(build_runtime(Settings.from_env(env)))
+    caller = authorizer_context(Identity("simulator", tuple(scopes)))
+    return McpTestClient.over_handler(handler, capabilities=cards, authorizer=caller, oracle=False)
+
+
+def call_through_handler(
+    tool: str, arguments: dict[str, Any], tool_call_id: str | None = None, client: McpTestClient | None = None
+) -> tuple[int, dict[str, Any]]:
+    """A stateless 2026-07-28 tools/call as an API Gateway HTTP API event; the HTTP status and JSON-RPC reply."""
+    client = client or simulated_client()
     meta = {"tool_call_id": tool_call_id} if tool_call_id else None
     reply = client.rpc("tools/call", {"name": tool, "arguments": arguments}, meta=meta, request_id=1)
     # A streamed reply may carry notifications first: the answer is the message with id 1.
@@ -118,10 +151,14 @@ def call_through_handler(
 
 
 def evaluate(
-    business_name: str, tool: str, arguments: dict[str, Any], tool_call_id: str | None = None
+    business_name: str,
+    tool: str,
+    arguments: dict[str, Any],
+    tool_call_id: str | None = None,
+    scopes: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The report (the JSON keys of FORMAT=json, plus `replay` with a tool-call id) and extra detail for people
-    (status, the tool's own result)."""
+    (status, the tool's own result); `scopes` are the simulated caller's (None: no caller, no scope)."""
     from mcp_lambda.manifest.locate import manifest_path
     from mcp_lambda.settings import get_settings
 
@@ -150,18 +187,27 @@ def evaluate(
         import mcp_lambda.handler  # noqa: F401  (the cold start creates the server's logger)
 
         with server_log(business.name) as log:
-            status, reply = call_through_handler(tool, arguments, tool_call_id)
+            client = simulated_client(scopes)
+            status, reply = call_through_handler(tool, arguments, tool_call_id, client)
             if tool_call_id:
                 checked = len(seen)  # the server checks every result it computes, never one it replays
-                _, retry = call_through_handler(tool, arguments, tool_call_id)
+                _, retry = call_through_handler(tool, arguments, tool_call_id, client)
                 ran_again = len(seen) > checked
+    granted = frozenset(scopes or ())
     detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
     result = reply.get("result") or {}
     detail["result_type"] = result.get("resultType")
     tool_result = {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
     if seen:
         _, raw, violations = seen[-1]
-        detail["raw_result"] = raw.to_wire()
+        # Even the tool's own result is shown as this caller may see it: no field its scopes do not grant.
+        raw_wire = raw.to_wire()
+        if "structuredContent" in raw_wire:
+            shown = delivered(
+                bound.manifest, tool, raw_wire["structuredContent"], granted, renders_cards=True
+            )
+            raw_wire["structuredContent"] = shown
+        detail["raw_result"] = raw_wire
     elif "error" in reply:
         violations = [f"{tool}: the call failed with JSON-RPC error {reply['error'].get('code')}"]
     else:  # the server did not check (no manifest wired): check what it sent
@@ -170,7 +216,7 @@ def evaluate(
             structured_content=tool_result.get("structuredContent"),
             is_error=tool_result.get("isError") is True,
         )
-        violations = bound.check(tool, received)
+        violations = bound.check(tool, received, granted)
     report = {
         "tool_result": tool_result,
         "verdict": verdict_of(tool_result, violations, log, rpc_error="error" in reply),
@@ -178,7 +224,8 @@ def evaluate(
         "violations": violations,
         # What a person must see to fix a failed call (e.g. which secret is missing and where it was looked for).
         "server_log": [line for line in log if line.get("level") in ("WARNING", "ERROR", "CRITICAL")],
-        "model_view": model_view(bound.manifest, tool, tool_result) if tool_result else None,
+        "scopes": sorted(granted),
+        "model_view": model_view(bound.manifest, tool, tool_result, granted) if tool_result else None,
         "cards": card_candidates(bound.manifest, tool, tool_result) if tool_result else [],
         "modifiable_lists": modifiable_lists(bound.manifest, tool, tool_result) if tool_result else [],
     }
@@ -188,12 +235,17 @@ def evaluate(
             key: retried[key] for key in ("content", "structuredContent", "isError") if key in retried
         }
         spec = business.tool(tool)
+        first_meta, retry_meta = result.get("_meta") or {}, retried.get("_meta") or {}
         report["replay"] = {
             "tool_call_id": tool_call_id,
             "exactly_once": bool(spec and spec.runs_exactly_once),
             "replayed": not ran_again and "error" not in retry,
             "identical": retry_result == tool_result,
             "tool_result": retry_result,
+            # What the retry's `_meta` tells the agent: the marker (and when the first run finished), the call's id.
+            "marker": retry_meta.get(META_REPLAY),
+            "execution_id": retry_meta.get(META_EXECUTION_ID),
+            "same_execution_id": retry_meta.get(META_EXECUTION_ID) == first_meta.get(META_EXECUTION_ID),
         }
     return report, detail
 
@@ -202,7 +254,11 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
     out: list[str] = []
     call = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     out.append(f"{tool}({call})  ->  HTTP {detail['http_status']}, resultType {detail['result_type']}")
-    out.append(f"manifest: {detail['manifest']}\n")
+    out.append(f"manifest: {detail['manifest']}")
+    held = (
+        ", ".join(report["scopes"]) or "none (fields with requires_scope are removed; SCOPES=a,b grants some)"
+    )
+    out.append(f"caller scopes: {held}\n")
     if detail["rpc_error"]:
         out.append(f"JSON-RPC error: {_dump(detail['rpc_error'])}\n")
     out += ["ToolResult (as the client received it)", _indent(_dump(report["tool_result"])), ""]
@@ -249,6 +305,10 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
             out.append("  ran again: the first result was not stored (only final results are)")
         same = "identical" if replay["identical"] else "DIFFERENT"
         out.append(f"  the result is {same} (content, structuredContent, isError)")
+        if replay["marker"] is not None:
+            out.append(f"  _meta marks it a replay: {_dump(replay['marker'], indent=None)}")
+        joined = "the same as the first" if replay["same_execution_id"] else "NOT the first's"
+        out.append(f"  execution id {replay['execution_id']}: {joined}")
         if not replay["identical"]:
             out.append(_indent(_dump(replay["tool_result"])))
     return "\n".join(out)
@@ -312,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tool-call-id", default="", help="send the call with this tool_call_id, then retry it"
     )
+    parser.add_argument("--scopes", default="", help="call as a caller granted these scopes (a,b)")
     options = parser.parse_args(argv)
     try:
         arguments = json.loads(options.args or "{}")
@@ -320,7 +381,10 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(arguments, dict):
         parser.error("--args must be a JSON object")
     try:
-        report, detail = evaluate(options.business, options.tool, arguments, options.tool_call_id or None)
+        scopes = [scope for scope in options.scopes.replace(",", " ").split() if scope] or None
+        report, detail = evaluate(
+            options.business, options.tool, arguments, options.tool_call_id or None, scopes
+        )
     except (BusinessNotFound, CannotSimulate) as exc:
         return cannot(str(exc))
     except ManifestError as exc:

@@ -24,9 +24,14 @@ MCP_PATHS = ("/mcp", "/mcp/")
 MCP_METHODS = ["POST", "GET", "DELETE"]
 
 
-def add_protected_resource_metadata(app: FastAPI, authenticator: Authenticator, business: Business) -> None:
-    """RFC 9728 metadata at both well-known paths, without authentication: where a client learns how to sign in."""
-    scopes = sorted({scope for spec in business.tools for scope in spec.scopes})
+def add_protected_resource_metadata(
+    app: FastAPI, authenticator: Authenticator, business: Business, field_scopes: tuple[str, ...] = ()
+) -> None:
+    """RFC 9728 metadata at both well-known paths, without authentication: where a client learns how to sign in.
+
+    `scopes_supported` lists every scope a tool declares and every scope a manifest field requires.
+    """
+    scopes = sorted({scope for spec in business.tools for scope in spec.scopes} | set(field_scopes))
 
     async def protected_resource(request: Request) -> Response:
         document = authenticator.metadata(request, scopes, business.title or business.name)
@@ -62,7 +67,7 @@ def create_app(settings: Settings, business: Business, server: McpServer, logger
         # its validation of a return value that is already a Response) would only cost time on every request.
         app.router.add_route(path, endpoint.__call__, methods=MCP_METHODS, include_in_schema=False)
     if authenticator.protects:
-        add_protected_resource_metadata(app, authenticator, business)
+        add_protected_resource_metadata(app, authenticator, business, server.field_scopes)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:

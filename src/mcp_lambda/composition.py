@@ -20,12 +20,14 @@ from .calls.exactly_once import ExactlyOnceCalls
 from .calls.executor import ToolExecutor
 from .calls.fingerprints import LogFingerprints
 from .calls.quotas import build_quotas
-from .downstream import HttpClient
+from .downstream import EgressDeclarationError, EgressPolicy, HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
+from .manifest.visibility import all_fields
 from .observability import ToolTelemetry, configure_process, get_logger
-from .platform_api import PlatformApiClient
+from .platform_api import PlatformApiClient, platform_egress
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
+from .protocol.delivery import ResultDelivery
 from .protocol.features import FeatureMethods
 from .protocol.legacy import LegacyEra
 from .protocol.methods import ToolMethods
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
     from .calls.quotas import QuotaStore
     from .calls.task_invoke import TaskInvoker
+    from .manifest.models import Manifest
     from .protocol import McpServer
     from .secrets import SecretSource
     from .stores.tasks import TaskStore
@@ -175,7 +178,9 @@ def build_server(
     # MCP Apps views of the manifest's cards (docs/cards.md); raises CardViewError when they do not fit it.
     apps = AppViews(CardViewSet.build(business, manifest))
     # One per container: pools and circuits per host, the circuits in the store PROTECTION_STORE names.
-    http = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    http = HttpClient.from_settings(
+        settings, logger, lambda: build_store("circuits", settings, logger), build_egress(settings, business)
+    )
     services = Services(
         logger=logger,
         secrets=secrets or build_secret_source(settings),
@@ -190,9 +195,16 @@ def build_server(
         lambda: quotas or build_store("quotas", settings),
     )
     executor = ToolExecutor(
-        result_check, ToolTelemetry(business.name), business.error_map, fingerprints, counted, result_view
+        result_check,
+        ToolTelemetry(business.name),
+        business.error_map,
+        fingerprints,
+        counted,
+        result_view,
+        grants_scopes=settings.auth_mode != "none",
     )
     contexts = ContextFactory(services)
+    delivery = ResultDelivery(business, manifest)
     rounds = Rounds(
         settings.request_state_key_ring,
         services.secrets,
@@ -229,11 +241,14 @@ def build_server(
                     milliseconds(settings.task_poll_interval),
                     seconds(settings.task_worker_timeout),
                 ),
+                delivery,
             )
 
         task_methods = TasksOnFirstUse(build_task_methods)
     page_size = settings.tools_page_size
-    tools = ToolMethods(business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps)
+    tools = ToolMethods(
+        business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps, delivery
+    )
     catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
     skills = SkillMethods(catalog, page_size) if catalog else None
     features = FeatureMethods(business, contexts, rounds, page_size, logger, skills, apps)
@@ -244,7 +259,36 @@ def build_server(
             business, tools, features, rounds, info, milliseconds(settings.list_ttl), task_methods, logger
         ),
         task_methods,
+        field_scopes=field_scopes_of(manifest),
     )
+
+
+def build_egress(settings: Settings, business: Business) -> EgressPolicy:
+    """What `ctx.http` may reach: the business's declarations, `EGRESS_ALLOW`, and the platform's base domain.
+
+    Raises:
+        EgressDeclarationError: An entry is malformed or names a never-reached address (the message says whose).
+    """
+    sources = (
+        (f"business '{business.name}' egress", business.declared_egress()),
+        ("EGRESS_ALLOW", settings.egress_allow),
+        ("DOUBAO_OPENAPI_BASE_DOMAIN", platform_egress(settings)),
+    )
+    entries: list[Any] = []
+    for where, declared in sources:
+        try:
+            EgressPolicy(declared)
+        except EgressDeclarationError as exc:
+            raise EgressDeclarationError(f"{where}: {exc}") from None
+        entries.extend(declared)
+    return EgressPolicy(entries)
+
+
+def field_scopes_of(manifest: Manifest | None) -> tuple[str, ...]:
+    """The scopes the manifest's fields require (`requires_scope`), sorted; none without a manifest."""
+    if manifest is None:
+        return ()
+    return tuple(sorted({spec.requires_scope for _, spec in all_fields(manifest) if spec.requires_scope}))
 
 
 def build_runtime(

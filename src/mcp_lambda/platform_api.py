@@ -18,6 +18,7 @@ from .downstream import (
     DownstreamError,
     DownstreamTimeout,
     DownstreamUnavailable,
+    EgressPolicy,
     HttpClient,
     HttpResponse,
 )
@@ -35,6 +36,8 @@ __all__ = [
     "PlatformApiTimeout",
     "PlatformApiUnavailable",
     "PlatformResponse",
+    "base_url_of",
+    "platform_egress",
 ]
 
 
@@ -94,14 +97,16 @@ class PlatformApiClient:
         pool: urllib3.PoolManager | None = None,
         http: HttpClient | None = None,
     ) -> None:
-        self.base_url = base_url if "://" in base_url else f"https://{base_url}"
+        self.base_url = base_url_of(base_url)
         self.logger = logger
+        # Its own client reaches the platform alone; a shared one (`ctx.http`'s) declares it (`platform_egress`).
         self.http = http or HttpClient(
             logger,
             timeout_seconds=timeout_seconds,
             max_attempts=max_attempts,
             backoff_seconds=backoff_seconds,
             pool=pool,
+            egress=EgressPolicy([self.base_url]),
         )
 
     @property
@@ -167,6 +172,17 @@ class PlatformApiClient:
                 log_id=answer.log_id,
             )
         return PlatformResponse(answer.status, answer.body, answer.business_code, answer.log_id)
+
+
+def base_url_of(domain: str) -> str:
+    """The platform's base URL: `domain` itself when it has a scheme, else https."""
+    return domain if "://" in domain else f"https://{domain}"
+
+
+def platform_egress(settings: Settings) -> list[str]:
+    """What the framework declares for the platform client: `DOUBAO_OPENAPI_BASE_DOMAIN`'s URL, when set."""
+    domain = settings.doubao_openapi_base_domain
+    return [base_url_of(domain)] if domain else []
 
 
 def _problem(answer: HttpResponse) -> str | None:

@@ -2,7 +2,8 @@
 
 Tools read them only through `ctx.secret(name)`; a missing secret or an unreachable service raises
 SecretUnavailable, which the executor turns into one SECRET_UNAVAILABLE error result for that tool alone.
-Every value handed out is registered for log redaction.
+Every value of a secret that was read is registered for log redaction the moment it is read (the platform AppSecret
+among them, whichever key a tool asked for): masked in every log line, and a tool result carrying one is refused.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Protocol
 from . import restore
 from .aws import AwsBudget, AwsCallTimedOut
 from .errors import ToolFailure
-from .observability import register_secret_value
+from .observability import register_secret_value, register_secret_values
 from .settings import Settings, seconds
 
 
@@ -101,6 +102,7 @@ class SecretsManagerSource:
             raise SecretUnavailable(name, reason, where) from None
         if not isinstance(values, dict):
             raise SecretUnavailable(name, "unreadable (the secret is not a JSON object)", where)
+        register_secret_values(values.values())
         return _checked(name, values.get(name), where)
 
 
@@ -129,6 +131,7 @@ class EnvFileSecretSource:
             ) from None
         if self._stamp != (stat.st_mtime, stat.st_size):
             self._values = parse_env_file(self.path.read_text(encoding="utf-8"))
+            register_secret_values(self._values.values())
             self._stamp = (stat.st_mtime, stat.st_size)
         return self._values
 

@@ -8,6 +8,7 @@ declares the 2026-07-28 tasks extension, so each gets the result synchronously).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +90,28 @@ def test_python_progress_callbacks_receive_every_notification(
     reports: dict[str, dict[str, Any]], name: str
 ) -> None:
     assert _report(reports, name)["progress"] == EVERY_PROGRESS
+
+
+def _hidden_field_names() -> set[str]:
+    """The demo manifest's `llm_visible: false` and undeclared (card-only) fields, by name (not entity_type)."""
+    from mcp_lambda.manifest import load_manifest
+    from mcp_lambda.manifest.visibility import all_fields
+
+    manifest = load_manifest(Path(__file__).resolve().parents[2] / "manifest" / "demo.yaml")
+    hidden = {path.rsplit(".", 1)[-1] for path, spec in all_fields(manifest) if not spec.llm_visible}
+    return (hidden - {"entity_type"}) | {"map_image_url", "image_url", "supplier_cost_yuan"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_model_reads_a_hidden_value_of_the_demo(reports: dict[str, dict[str, Any]], name: str) -> None:
+    """None of these clients renders cards, so what any of them hands its model (Pydantic AI's MCPToolset hands
+    it structuredContent too) holds no hidden field: neither its name nor its value."""
+    reads = _report(reports, name)["reads"]
+    read = "\n".join((reads["call"], reads["search"]))
+    assert not {field for field in _hidden_field_names() if f'"{field}"' in read}, read
+    assert "page/route?id=" not in read and "page/product?id=" not in read, read
+    assert "img.example.com" not in read and "maps.example.com" not in read, read
+    if (
+        name == "pydantic-ai"
+    ):  # its model reads structuredContent (entity_type is only there), yet nothing hidden
+        assert '"entity_type"' in read, read

@@ -20,9 +20,11 @@ from tests.support.exactly_once import (
     call,
     exactly_once_business,
     keyed_request,
+    replay_marker,
     start_in_another_container,
     tool_result,
 )
+from tests.support.log_capture import captured_lines
 from tests.support.wire import POST_HEADERS, modern_headers
 
 from mcp_lambda.composition import build_runtime
@@ -75,11 +77,38 @@ def test_a_retry_on_another_container_gets_the_first_result(container: Container
     retry = call(retry_client, "charge", {"amount": 5}, "call-1")
 
     assert ledger.executions["charge"] == 1
-    assert retry.raw == first.raw
+    # The stored bytes, the first run's execution id (stored with them: these containers have no shared log
+    # key), and the replay marker.
+    assert set(replay_marker(first, retry)) == {"firstFinishedAt"}
     # A first call: one conditional write claims the key, one write completes it, no read.
     assert dict(first_calls.operations) == {"PutItem": 1, "UpdateItem": 1}
     # A replay: the refused claim returns the stored item itself, so no read either.
     assert dict(retry_calls.operations) == {"PutItem": 1}
+
+
+def test_a_retry_on_another_container_names_the_first_request_and_carries_its_trace(
+    container: Container, ledger: Ledger
+) -> None:
+    first_trace, retry_trace = "4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c"
+
+    def traced(client: McpTestClient, trace_id: str) -> None:
+        body = keyed_request("charge", {"amount": 5}, "call-traced")
+        body["params"]["_meta"]["traceparent"] = f"00-{trace_id}-00f067aa0ba902b7-01"
+        assert client.post(body, modern_headers("tools/call", "charge")).status == 200
+
+    with captured_lines("oncebiz") as lines:
+        traced(container()[0], first_trace)
+        traced(
+            container()[0], retry_trace
+        )  # another container: what it knows of the first came from the table
+    first, retry = [line for line in lines if line["event"] == "mcp_tool_call_finished"]
+
+    assert (first["outcome"], retry["outcome"]) == ("success", "replayed") and ledger.executions[
+        "charge"
+    ] == 1
+    assert retry["execution_id"] == first["execution_id"]
+    assert retry["first_request_id"] == first["request_id"] != retry["request_id"]
+    assert (retry["trace_id"], retry["own_trace_id"]) == (first_trace, retry_trace)
 
 
 def test_other_arguments_on_another_container_get_40900(container: Container, ledger: Ledger) -> None:

@@ -78,7 +78,7 @@ def key_fingerprint(ctx: ToolContext) -> ToolResult:
     return execution_result({"fingerprint": hashlib.sha256(ctx.secret("api_key").encode()).hexdigest()[:12]})
 
 
-BUSINESS = Business(name="faults", tools=[fetch, key_fingerprint])
+BUSINESS = Business(name="faults", tools=[fetch, key_fingerprint], egress=["127.0.0.1"])  # the fault proxy
 
 
 def _settings(**extra: Any) -> Settings:

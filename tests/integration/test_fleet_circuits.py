@@ -92,7 +92,7 @@ def stock(ctx: ToolContext) -> ToolResult:
 def test_failures_on_one_container_open_the_circuit_for_another_which_answers_50300_without_calling(
     fleet_env: str, service: FakeService
 ) -> None:
-    business = Business(name="shop", tools=[stock])
+    business = Business(name="shop", tools=[stock], egress=["127.0.0.1"])  # the fake service
     first = McpTestClient.over_handler(
         build_handler(business, _settings(fleet_env)), era=MODERN, capabilities={}
     )

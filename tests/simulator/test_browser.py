@@ -276,7 +276,24 @@ def test_a_task_client_follows_the_task_to_its_result(browser: Any, screenshots:
         assert methods[0] == "tools/call" and "tasks/get" in methods[1:]
         first = json.loads(page.locator("#raw .request").first.text_content() or "")
         assert first["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"] == {
-            "io.modelcontextprotocol/tasks": {}
+            "io.modelcontextprotocol/tasks": {},
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},  # cards, by default
         }
         conformance.expect(page.locator("#model-view")).to_contain_text("Computed")
         conformance.close()
+
+
+def test_unticking_cards_shows_what_a_client_without_cards_receives(demo_page: Page) -> None:
+    page = demo_page.page
+    page.get_by_label("cards (MCP Apps extension)").uncheck()
+    page.get_by_role("button", name="Reconnect").click()
+    demo_page.expect(page.locator("#status")).to_contain_text("7 tools")  # no app-only card action
+    demo_page.pick("search_products")
+    page.get_by_label("keyword").fill("cup")
+    demo_page.call("search_products")
+    received = json.loads(page.locator("#raw .response").first.text_content() or "")
+    [entity] = received["result"]["structuredContent"]["entities"]
+    assert entity["products"] and not any("detail_url" in item for item in entity["products"])
+    page.get_by_label("cards (MCP Apps extension)").check()
+    page.get_by_role("button", name="Reconnect").click()
+    demo_page.expect(page.locator("#status")).to_contain_text("8 tools")

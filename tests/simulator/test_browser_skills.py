@@ -20,7 +20,8 @@ def test_the_demo_skills_are_listed_beside_its_tools_and_readable(
 ) -> None:
     page = Page(browser, demo_url, screenshots)
     try:
-        page.expect(page.page.locator("#status")).to_contain_text("7 tools, 2 skills")
+        # The page declares cards (MCP Apps) by default: the app-only refresh_route is listed too.
+        page.expect(page.page.locator("#status")).to_contain_text("8 tools, 2 skills")
         buttons = page.page.locator("#skill-list button")
         page.expect(buttons).to_have_count(2)
         page.expect(buttons.first).to_contain_text("plan-a-day-out")

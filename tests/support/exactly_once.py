@@ -26,6 +26,7 @@ from mcp_lambda.tools import (
     input_required,
     tool,
 )
+from mcp_lambda.tools.results import META_EXECUTION_ID, META_REPLAY
 from mcp_lambda_dev.local.events import LocalContext, http_event, response_body
 
 from .wire import POST_HEADERS, modern_headers, modern_request
@@ -146,6 +147,18 @@ def tool_result(reply: HttpReply) -> dict[str, Any]:
     assert reply.status == 200, reply.raw
     result = reply.result
     return {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
+
+
+def replay_marker(first: HttpReply, retry: HttpReply) -> dict[str, Any]:
+    """Assert `retry` answers `first`'s bytes but for `_meta`, which keeps the execution id and adds the replay
+    marker (the first carries none); return the marker."""
+    first_body, retry_body = json.loads(first.raw), json.loads(retry.raw)
+    first_meta, retry_meta = first_body["result"].pop("_meta"), retry_body["result"].pop("_meta")
+    assert json.dumps(retry_body) == json.dumps(first_body)
+    assert META_REPLAY not in first_meta and first_meta[META_EXECUTION_ID].startswith("exe_")
+    marker: dict[str, Any] = retry_meta.pop(META_REPLAY)
+    assert retry_meta == first_meta  # the same execution id (and, at 2026-07-28, serverInfo)
+    return marker
 
 
 def start_in_another_container(

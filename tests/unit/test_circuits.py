@@ -19,7 +19,13 @@ from aws_lambda_powertools.utilities.circuit_breaker.persistence.base import Cir
 from aws_lambda_powertools.utilities.circuit_breaker.states import CircuitState
 
 from mcp_lambda import deadlines
-from mcp_lambda.downstream import CircuitOpen, DownstreamTimeout, DownstreamUnavailable, HttpClient
+from mcp_lambda.downstream import (
+    CircuitOpen,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    EgressPolicy,
+    HttpClient,
+)
 from mcp_lambda.downstream.circuits import PROBE_RETRY_MS
 from mcp_lambda.stores.circuits.memory import MemoryCircuitStore
 from mcp_lambda.testing import FakeService, fake_service
@@ -42,6 +48,7 @@ def _client(**options: Any) -> HttpClient:
         # Powertools counts whole seconds from the second of the opening: 30 s stays open more than 29 s.
         "reset_seconds": 30,
         "circuit_scope": "shop",
+        "egress": EgressPolicy(["127.0.0.1"]),  # the fake service
         **options,
     }
     return HttpClient(logging.getLogger(LOGGER), **values)

@@ -17,13 +17,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 SERVE = r"""
-import json, sys
+import json, os, sys
+# One log key and a tool_call_id: the execution id in each answer's _meta is the same in both processes.
+os.environ["LOG_FINGERPRINT_KEY"] = "compiled-schemas-log-key"
 from mcp_lambda import handler
 from mcp_lambda.composition import load_business
 from mcp_lambda_dev.local.events import LocalContext, http_event
 
 def post(method, params, name=None):
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {},
+            "tool_call_id": "tc-compiled"}
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
                "mcp-protocol-version": "2026-07-28", "mcp-method": method}
     if name:

@@ -248,6 +248,9 @@ def _timed_out(reply: Any, method: str, target: str) -> None:
     assert reply.status == 503 and reply.headers.get("retry-after") == "1"
     error = reply.body["error"]
     assert error["code"] == -32003
+    # The body says what Retry-After says, and how to back off: an agent may read the body only.
+    assert error["data"]["retryable"] is True and error["data"]["suggested_action"] == "wait_and_retry"
+    assert error["data"]["retry_after_ms"] == 1000 and error["data"]["retry_strategy"]["base_ms"] == 1000
     assert f"{method} of '{target}' did not finish within the request deadline" in error["message"]
 
 

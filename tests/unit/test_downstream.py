@@ -60,7 +60,7 @@ def upsert_order(ctx: ToolContext) -> ToolResult:
     return execution_result({"status": answer.status})
 
 
-BUSINESS = Business(name="outbound", tools=[read_item, create_order, upsert_order])
+BUSINESS = Business(name="outbound", tools=[read_item, create_order, upsert_order], egress=["127.0.0.1"])
 
 
 @pytest.fixture

@@ -53,7 +53,7 @@ def off_contract(ctx: ToolContext) -> ToolResult:
 ADVICE_BUSINESS = Business(name="advice", tools=[*TEST_BUSINESS.tools, needs_secret, asks, off_contract])
 
 
-def _refuse(tool_name: str, result: ToolResult) -> list[str]:
+def _refuse(tool_name: str, result: ToolResult, scopes: Any) -> list[str]:
     return ["off_contract: nope"] if tool_name == "off_contract" else []
 
 
@@ -109,6 +109,7 @@ def test_a_manifest_violation_says_escalate_to_human() -> None:
         "message": "off_contract: nope",
         "retryable": False,
         "suggested_action": "escalate_to_human",
+        "retry_after_ms": 0,  # retrying will not help
     }
 
 
@@ -136,7 +137,9 @@ def test_an_unreachable_secret_service_is_retryable() -> None:
 def test_business_errors_take_their_family_defaults(code: int, retryable: bool, action: str) -> None:
     structured = business_error(code, "m").structured_content
     assert (structured["retryable"], structured["suggested_action"]) == (retryable, action)
-    assert ("retry_after_ms" in structured) is retryable
+    # Every error says how long to wait (0: retrying will not help); a retryable one also how to back off.
+    assert structured["retry_after_ms"] == (1000 if retryable else 0)
+    assert ("retry_strategy" in structured) is retryable
 
 
 def test_a_business_error_can_say_exactly_what_to_do() -> None:
@@ -149,7 +152,13 @@ def test_a_business_error_can_say_exactly_what_to_do() -> None:
         "retryable": True,
         "suggested_action": "wait_and_retry",
         "retry_after_ms": 250,
+        "retry_strategy": {"kind": "exponential_backoff", "base_ms": 250, "max_ms": 30000, "attempts": 5},
     }
+    # A business may say how to back off, too.
+    custom = business_error(
+        50301, "busy", retry_strategy={"base_ms": 500, "max_ms": 4000, "attempts": 3, "kind": "fixed"}
+    ).structured_content["retry_strategy"]
+    assert custom == {"kind": "fixed", "base_ms": 500, "max_ms": 4000, "attempts": 3}
     # Overriding retryable alone changes the action with it.
     assert (
         business_error(50001, "m", retryable=False).structured_content["suggested_action"]
@@ -164,6 +173,9 @@ def test_a_business_error_can_say_exactly_what_to_do() -> None:
         {"retry_after_ms": -1},
         {"retry_after_ms": True},
         {"retry_after_ms": 1.5},
+        {"retry_strategy": {"base_ms": 2000, "max_ms": 1000}},
+        {"retry_strategy": {"base_ms": 100, "max_ms": 1000, "kind": "jittery"}},
+        {"retry_strategy": {"base_ms": 100, "max_ms": 1000, "attempts": 0}},
     ],
 )
 def test_bad_advice_is_refused_when_the_tool_is_written(kwargs: dict[str, Any]) -> None:

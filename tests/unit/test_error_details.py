@@ -21,6 +21,7 @@ def test_details_ride_under_structured_content_details() -> None:
         "message": "That slot is taken.",
         "retryable": False,
         "suggested_action": "fix_arguments",
+        "retry_after_ms": 0,
         "details": FREE,
     }
     assert result.content == [{"type": "text", "text": "That slot is taken."}]

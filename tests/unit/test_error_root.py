@@ -17,7 +17,7 @@ import pytest
 
 import mcp_lambda
 import mcp_lambda_dev
-from mcp_lambda.downstream import HttpClient
+from mcp_lambda.downstream import EgressPolicy, HttpClient
 from mcp_lambda.errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
 from mcp_lambda.manifest import load_manifest
 from mcp_lambda.settings import Settings
@@ -38,11 +38,13 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.manifest.errors.ManifestError": (StartupError, (ValueError,)),
     "mcp_lambda.tools.business.BusinessDefinitionError": (StartupError, (ValueError,)),
     "mcp_lambda_dev.services.ServiceError": (StartupError, (RuntimeError,)),
+    "mcp_lambda_dev.contract.diff.ContractUnavailable": (StartupError, (RuntimeError,)),
     "mcp_lambda.apps.views.CardViewError": (StartupError, (ValueError,)),
     "mcp_lambda.skills.catalog.SkillError": (StartupError, ()),
     "mcp_lambda.skills.source.FrontmatterError": (StartupError, ()),
     "mcp_lambda.composition.BusinessNotFound": (StartupError, (ValueError,)),
     "mcp_lambda.tools.schema.ToolSignatureError": (StartupError, (TypeError,)),
+    "mcp_lambda.downstream.egress.EgressDeclarationError": (StartupError, (ValueError,)),
     # Stores
     "mcp_lambda.stores.sessions.base.SessionStoreUnavailable": (StoreUnavailable, ()),
     "mcp_lambda.stores.tasks.base.TaskStoreUnavailable": (StoreUnavailable, ()),
@@ -58,6 +60,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     "mcp_lambda.platform_api.PlatformApiTimeout": (DownstreamError, (RuntimeError,)),
     "mcp_lambda.calls.task_invoke.TaskStartFailed": (DownstreamError, (RuntimeError,)),
     # Tool failures
+    "mcp_lambda.downstream.errors.EgressRefused": (ToolFailure, ()),
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
@@ -166,7 +169,7 @@ def _closed_port() -> int:
         ),
         pytest.param(lambda tmp: Business(name="x", tools=["not a tool"]), id="a business"),  # type: ignore[list-item]
         pytest.param(
-            lambda tmp: HttpClient(max_attempts=1, timeout_seconds=1).get(
+            lambda tmp: HttpClient(max_attempts=1, timeout_seconds=1, egress=EgressPolicy(["127.0.0.1"])).get(
                 f"http://127.0.0.1:{_closed_port()}/"
             ),
             id="ctx.http",
@@ -209,6 +212,7 @@ def test_system_error_takes_only_framework_codes_and_answers_the_same_shape() ->
             "retryable": True,
             "suggested_action": "wait_and_retry",
             "retry_after_ms": 250,
+            "retry_strategy": {"kind": "exponential_backoff", "base_ms": 250, "max_ms": 30000, "attempts": 5},
         },
         "isError": True,
     }

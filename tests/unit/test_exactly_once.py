@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.support.exactly_once import (
     call,
     exactly_once_business,
     keyed_request,
+    replay_marker,
     start_in_another_container,
     tool_result,
 )
@@ -32,6 +34,7 @@ from mcp_lambda.stores.sessions import MemorySessionStore
 from mcp_lambda.testing import McpTestClient
 from mcp_lambda.tools import ExactlyOnce, ToolAnnotations, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda.tools.errors import ToolSignatureError
+from mcp_lambda.tools.results import META_REPLAY
 from mcp_lambda_dev.local.events import LocalContext
 
 LOG_KEY = "log-fingerprint-key-of-these-tests"
@@ -67,7 +70,9 @@ def test_same_key_twice_runs_once_and_answers_the_identical_result(
     assert ledger.executions["charge"] == 1
     assert tool_result(first)["structuredContent"]["charge_id"] == "charge-1"
     assert tool_result(retry) == tool_result(first)
-    assert retry.raw == first.raw  # byte for byte, not just equal JSON
+    # Byte for byte but for `_meta`: the same execution id, and the replay marker with when the first finished.
+    finished = replay_marker(first, retry)["firstFinishedAt"]
+    assert finished.endswith("Z") and datetime.fromisoformat(finished) <= datetime.now(UTC)
     assert tool_result(call(client, "charge", {"amount": 5}, "call-2"))["structuredContent"]["charge_id"] == (
         "charge-2"
     )
@@ -82,7 +87,10 @@ def test_a_session_client_retry_is_replayed_too(client: McpTestClient, ledger: L
     retry = legacy.rpc("tools/call", params)
 
     assert ledger.executions["charge"] == 1
-    assert retry.result == first.result and first.result["structuredContent"]["amount"] == 7
+    assert first.result["structuredContent"]["amount"] == 7
+    replayed = retry.result
+    marker = replayed["_meta"].pop(META_REPLAY)
+    assert replayed == first.result and set(marker) == {"firstFinishedAt"}
 
 
 def test_the_idempotency_key_header_is_a_key_when_meta_has_none(
@@ -109,7 +117,7 @@ def test_same_key_with_other_arguments_gets_40900_and_runs_nothing(
     assert error["code"] == 40900
     assert "tool_call_id was already used with other arguments" in error["message"]
     assert error["retryable"] is False and error["suggested_action"] == "fix_arguments"
-    assert "retry_after_ms" not in error
+    assert error["retry_after_ms"] == 0 and "retry_strategy" not in error
     assert other["content"] == [{"type": "text", "text": error["message"]}]
 
 
@@ -276,6 +284,7 @@ def test_a_retry_while_the_first_call_runs_gets_40910_then_the_result(
         "retryable": True,
         "suggested_action": "wait_and_retry",
         "retry_after_ms": 1000,
+        "retry_strategy": {"kind": "exponential_backoff", "base_ms": 1000, "max_ms": 30000, "attempts": 5},
     }
     assert tool_result(call(other, "hold", {}, "call-1"))["structuredContent"] == first["structuredContent"]
     assert ledger.executions["hold"] == 1

@@ -111,6 +111,13 @@ def test_scaffold_lints_clean_against_its_own_tools(scaffolded: tuple[Path, str]
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_scaffold_passes_the_schema_lint_without_a_warning(scaffolded: tuple[Path, str]) -> None:
+    root, _ = scaffolded
+    done = _run(root, sys.executable, str(ROOT / "scripts" / "schema_lint.py"), "shop")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "schema-lint: 1 business(es), 0 error(s), 0 warning(s)" in done.stdout, done.stdout
+
+
 def test_scaffold_drafts_a_skill_the_skill_lint_passes(scaffolded: tuple[Path, str]) -> None:
     root, printed = scaffolded
     skill = root / PACKAGE / "skills" / "shop-tools" / "SKILL.md"

@@ -136,9 +136,15 @@ def test_a_refused_connection_is_retried_even_for_a_post(caplog: pytest.LogCaptu
 
 
 def test_the_platform_client_shares_ctx_http_s_circuit_breaker(platform: Platform) -> None:
-    from mcp_lambda.downstream import DownstreamUnavailable, HttpClient
+    from mcp_lambda.downstream import DownstreamUnavailable, EgressPolicy, HttpClient
 
-    http = HttpClient(logging.getLogger(LOGGER), backoff_seconds=0.01, failure_threshold=2, reset_seconds=30)
+    http = HttpClient(
+        logging.getLogger(LOGGER),
+        backoff_seconds=0.01,
+        failure_threshold=2,
+        reset_seconds=30,
+        egress=EgressPolicy([platform.url]),
+    )
     client = PlatformApiClient(platform.url, logging.getLogger(LOGGER), http=http)
     platform.statuses = [503] * 6
     for _ in range(2):

@@ -3,6 +3,7 @@ the model's narrowing of llm_modifiable lists, and the server's verdict read fro
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,15 @@ def simulate_json(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
     return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_report_sees_a_result_as_the_simulated_caller_does(demo: Simulation) -> None:
+    staff = dataclasses.replace(demo, scopes=frozenset({"catalogue:costs"}))
+    item = {"product_id": "p-1", "name": "Cup", "supplier_cost_yuan": 59}
+    entity = {"list_id": "l-1", "entity_type": "product_list", "products": [item]}
+    wire = {"content": [{"type": "text", "text": "One cup."}], "structuredContent": {"entities": [entity]}}
+
+    assert staff.describe()["scopes"] == ["catalogue:costs"]
+    assert staff.report("search_products", wire)["model_view"]["entities"][0]["products"] == [item]
+    [seen] = demo.report("search_products", wire)["model_view"]["entities"]
+    assert "supplier_cost_yuan" not in seen["products"][0]

@@ -178,7 +178,8 @@ def test_mcp_routes_are_post_get_delete_on_the_http_api(
     assert template["Resources"]["McpApi"]["Type"] == "AWS::Serverless::HttpApi"
     assert set(body["paths"]) == {*paths, *(path for _, path in METADATA_ROUTES)}
     for path in paths:
-        assert set(body["paths"][path]) == {"post", "get", "delete"}
+        for path_item in body["paths"][path]["Fn::If"][1:]:  # one definition with the authorizer, one without
+            assert set(path_item) == {"post", "get", "delete"}
 
 
 def test_the_metadata_routes_are_never_behind_the_authorizer(template: dict[str, Any]) -> None:
@@ -191,8 +192,8 @@ def test_the_metadata_routes_are_never_behind_the_authorizer(template: dict[str,
 
 def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template: dict[str, Any]) -> None:
     body = template["Resources"]["McpApi"]["Properties"]["DefinitionBody"]
-    schemes = body["components"]["securitySchemes"]["Fn::If"]
-    authorizer = schemes[1]["McpJwt"]["x-amazon-apigateway-authorizer"]
+    components = body["components"]["Fn::If"]
+    authorizer = components[1]["securitySchemes"]["McpJwt"]["x-amazon-apigateway-authorizer"]
 
     conditions = template["Conditions"]
     assert conditions["HasIssuer"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtIssuer"}, ""]}]}
@@ -207,9 +208,15 @@ def test_jwt_authorizer_guards_every_route_only_when_an_issuer_is_given(template
             },
         ]
     }
-    for method in [m for path in ("/mcp", "/mcp/{proxy+}") for m in body["paths"][path].values()]:
-        assert method["security"] == {"Fn::If": ["UseJwt", [{"McpJwt": []}], []]}
-    assert schemes[0] == "UseJwt" and schemes[2] == {"Ref": "AWS::NoValue"}
+    # Each guarded path is chosen whole (sam local start-api cannot read an Fn::If inside security or
+    # securitySchemes): with the authorizer on every method, or on none.
+    for path in ("/mcp", "/mcp/{proxy+}"):
+        condition, guarded, open_ = body["paths"][path]["Fn::If"]
+        assert condition == "UseJwt"
+        assert [method["security"] for method in guarded.values()] == [[{"McpJwt": []}]] * 3
+        assert [method["security"] for method in open_.values()] == [[]] * 3
+    # Without the authorizer, components is the empty object CloudFormation made of it before.
+    assert components[0] == "UseJwt" and components[2] == {}
     assert authorizer["type"] == "jwt"
     assert authorizer["identitySource"] == "$request.header.Authorization"
     assert authorizer["jwtConfiguration"] == {
@@ -371,7 +378,7 @@ def test_environment_names_the_business_table_and_secret(function: dict[str, Any
     assert env["TASK_TTL_MS"] == {"Ref": "TaskTtlMs"}
     assert env["SECRET_ID"] == SECRET_REF
     assert env["MANIFEST_DIR"] == "/var/task/manifest"
-    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETSMANAGER"] == ""
+    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == env["AWS_ENDPOINT_URL_SECRETS_MANAGER"] == ""
 
 
 def test_environment_is_a_valid_runtime_configuration(

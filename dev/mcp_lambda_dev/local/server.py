@@ -78,6 +78,16 @@ class LocalGateway:
     access_log: bool  # LOG_FORMAT=text: one line per request (tools/call lines come from the executor)
     log_level: int
     remap_www_authenticate: bool = False  # as API Gateway does (--remap-www-authenticate)
+    # make run SCOPES=a,b: every request carries a JWT authorizer's context granting these (AUTH_MODE=apigateway).
+    scopes: tuple[str, ...] | None = None
+
+    def authorizer(self) -> dict[str, Any] | None:
+        """The authorizer context each request carries: a caller granted `scopes`; None without SCOPES."""
+        if self.scopes is None:
+            return None
+        from mcp_lambda.testing import Identity, authorizer_context
+
+        return authorizer_context(Identity("simulator", self.scopes), os.environ["AUTH_ISSUER"])
 
 
 class Container:
@@ -147,7 +157,13 @@ def make_request_handler(
                 return
             split = urlsplit(self.path)
             event = http_event(
-                self.command, split.path, headers, body, query=split.query, source_ip=self.client_address[0]
+                self.command,
+                split.path,
+                headers,
+                body,
+                query=split.query,
+                source_ip=self.client_address[0],
+                authorizer=gateway.authorizer(),
             )
             result = containers.invoke(event)
             payload = response_body(result)
@@ -202,7 +218,8 @@ def make_request_handler(
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the handler's own log lines (and, in text mode, our access line) say what happened
 
-    return with_simulator(ApiGatewayRequestHandler)  # GET / and /_sim/*: the local-only simulator page
+    # GET / and /_sim/*: the local-only simulator page
+    return with_simulator(ApiGatewayRequestHandler, gateway.scopes)
 
 
 class LocalServer(ThreadingHTTPServer):
@@ -304,7 +321,12 @@ def secrets_note(settings: Settings, env_file: Path | None = None) -> str | None
 
 
 def serve(
-    host: str, port: int, dotted_handler: str, remap_www_authenticate: bool = False, workers: int = 1
+    host: str,
+    port: int,
+    dotted_handler: str,
+    remap_www_authenticate: bool = False,
+    workers: int = 1,
+    scopes: tuple[str, ...] | None = None,
 ) -> None:
     from mcp_lambda.settings import SettingsError, get_settings, seconds
 
@@ -321,6 +343,9 @@ def serve(
         except SettingsError as exc:
             fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
         inventory = beside.enter_context(demo_inventory(settings.business))
+        if inventory is not None:  # read again: the stand-in is declared in EGRESS_ALLOW now
+            get_settings.cache_clear()
+            settings = get_settings()
         handlers = load_handler(dotted_handler, workers)
     except SystemExit:
         server.server_close()
@@ -336,6 +361,7 @@ def serve(
         access_log=settings.log_format == "text",
         log_level=logging.getLogger(settings.business).getEffectiveLevel(),
         remap_www_authenticate=remap_www_authenticate,
+        scopes=scopes,
     )
     server.RequestHandlerClass = make_request_handler(Containers(handlers), gateway)
     many = f" ({workers} workers)" if workers > 1 else ""
@@ -343,6 +369,12 @@ def serve(
         f"MCP server for business '{settings.business}' at http://{host}:{port}/mcp{many}{unchecked_note(settings)}",
         flush=True,
     )
+    if scopes is not None:
+        granted = ", ".join(scopes) or "none"
+        print(
+            f"every request is a caller granted the scopes: {granted} (SCOPES; AUTH_MODE=apigateway)",
+            flush=True,
+        )
     if inventory is not None:
         print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
     note = secrets_note(settings)
@@ -392,6 +424,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--reload", action="store_true", help="restart on changes (make run RELOAD=1)")
     parser.add_argument(
+        "--scopes",
+        default=None,
+        help="a,b: every request is a caller granted these scopes, through AUTH_MODE=apigateway (make run SCOPES=)",
+    )
+    parser.add_argument(
         "--watch",
         action="append",
         type=Path,
@@ -404,12 +441,19 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for name, value in LOCAL_DEFAULTS.items():
         os.environ.setdefault(name, value)
+    scopes = None if args.scopes is None else tuple(args.scopes.replace(",", " ").split())
+    if scopes is not None:  # API Gateway's JWT authorizer, stood in for: the function trusts its context
+        from mcp_lambda.testing import DEFAULT_ISSUER
+
+        os.environ["AUTH_MODE"] = "apigateway"
+        os.environ.setdefault("AUTH_ISSUER", DEFAULT_ISSUER)
     if args.reload:
         watched = args.watch or [REPO / name for name in WATCHED if (REPO / name).is_dir()]
         extra = ["--workers", str(args.workers)]
+        extra += ["--scopes", args.scopes] if args.scopes is not None else []
         extra += ["--remap-www-authenticate"] if args.remap_www_authenticate else []
         raise SystemExit(reload(args.host, args.port, args.handler, watched, extra))
-    serve(args.host, args.port, args.handler, args.remap_www_authenticate, args.workers)
+    serve(args.host, args.port, args.handler, args.remap_www_authenticate, args.workers, scopes)
 
 
 if __name__ == "__main__":

@@ -39,12 +39,15 @@ class Simulation:
     business: Business
     manifest_file: Path
     bound: BoundManifest | None
+    # The scopes every request's caller holds (make run SCOPES=a,b); empty: none, fields needing one are removed.
+    scopes: frozenset[str] = frozenset()
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> Simulation:
+    def for_settings(cls, settings: Settings, scopes: Sequence[str] | None = None) -> Simulation:
         business = load_business(settings.business)
         path = manifest_path(settings, business)
-        return cls(business, path, bind_manifest(business, path) if path.exists() else None)
+        bound = bind_manifest(business, path) if path.exists() else None
+        return cls(business, path, bound, frozenset(scopes or ()))
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -52,6 +55,7 @@ class Simulation:
             "title": self.business.title,
             "version": self.business.version,
             "manifest": _shown(self.manifest_file) if self.bound is not None else None,
+            "scopes": sorted(self.scopes),
         }
 
     def report(
@@ -104,7 +108,7 @@ class Simulation:
             "outcome": verdict_of(wire, verdict["violations"], server_lines),
             "error": error_summary(wire),
             "verdict": verdict,
-            "model_view": model_view(manifest, tool, wire),
+            "model_view": model_view(manifest, tool, wire, self.scopes),
             "entities": self._entity_views(wire),
             "cards": cards,
             "modifiable_lists": lists,
@@ -129,7 +133,7 @@ class Simulation:
             structured_content=structured if isinstance(structured, dict) else None,
             is_error=wire.get("isError") is True,
         )
-        violations = self.bound.check(tool, received)
+        violations = self.bound.check(tool, received, self.scopes)
         return {"checked": True, "valid": not violations, "violations": violations, "rewritten": False}
 
     def _entity_views(self, wire: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -143,7 +147,7 @@ class Simulation:
             if not isinstance(entity, Mapping):
                 continue
             spec = self.bound.manifest.entities.get(str(entity.get("entity_type")))
-            visible = project_fields(spec.fields, entity) if spec is not None else None
+            visible = project_fields(spec.fields, entity, self.scopes) if spec is not None else None
             views.append({"index": index, "entity": entity, "visible": visible})
         return views
 

@@ -56,9 +56,9 @@ MAX_REPORT_BYTES = 16 * 1024 * 1024
 class SimulatorRoutes:
     """Answers the simulator's requests on a BaseHTTPRequestHandler; `serve` says whether it took one."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, scopes: tuple[str, ...] | None = None) -> None:
         self.settings = settings
-        self.simulation = Simulation.for_settings(settings)
+        self.simulation = Simulation.for_settings(settings, scopes)
         self.logs = LogCapture.attach(self.simulation.business.name)
 
     def serve(self, request: BaseHTTPRequestHandler) -> bool:
@@ -145,9 +145,12 @@ def _jsonrpc_id(value: str) -> Any:
         return value
 
 
-def with_simulator(base: type[BaseHTTPRequestHandler]) -> type[BaseHTTPRequestHandler]:
-    """`base` (the API Gateway stand-in) with the simulator's GET/POST routes in front of it."""
-    routes = SimulatorRoutes(get_settings())
+def with_simulator(
+    base: type[BaseHTTPRequestHandler], scopes: tuple[str, ...] | None = None
+) -> type[BaseHTTPRequestHandler]:
+    """`base` (the API Gateway stand-in) with the simulator's GET/POST routes in front of it; `scopes` are
+    those every request's caller is granted (make run SCOPES=a,b), None for no caller."""
+    routes = SimulatorRoutes(get_settings(), scopes)
 
     class WithSimulator(base):  # type: ignore[valid-type,misc]
         def do_GET(self) -> None:

@@ -16,7 +16,7 @@ from mcp_lambda.tools.cards import CardAction, CardViews
 from .exports import export_trip_plan
 from .products import list_subscriptions, search_products, subscribe_product
 from .routes import refresh_route, search_routes, search_routes_for_reference
-from .stock import check_stock
+from .stock import check_stock, reached
 
 BUSINESS = Business(
     name="demo",
@@ -42,6 +42,8 @@ BUSINESS = Business(
     # plan-a-day-out and shop-with-alerts: how an agent should use these tools (served over MCP, SEP-2640).
     skills=Path(__file__).with_name("skills"),
     secrets=[],  # its tools read no secret: the test kit refuses any, make smoke checks none
+    # ctx.http reaches the inventory DEMO_INVENTORY_URL names, and nothing else (docs/tools.md, "Egress").
+    egress=reached,
     # MCP Apps hosts (Claude, ChatGPT, VS Code, ...) show the manifest's cards as views (docs/cards.md): the
     # generic view for both widgets, images from the two image hosts, and a Refresh button on the route card.
     card_views=CardViews(

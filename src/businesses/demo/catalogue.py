@@ -32,6 +32,8 @@ class Product:
             "rating": self.rating,
             "in_stock": self.in_stock,
             "detail_url": f"page/product?id={self.product_id}",
+            # Staff only: the manifest gives it to callers granted catalogue:costs and removes it for any other.
+            "supplier_cost_yuan": round(self.price_yuan * 0.6),
             # Card-only: not declared in the manifest, so it reaches the widget but never the model.
             "image_url": f"https://img.example.com/products/{self.product_id}.jpg",
         }

@@ -20,6 +20,7 @@ from mcp_lambda.tools import (
     ToolContext,
     ToolResult,
     business_error,
+    enum_meanings,
     execution_result,
     tool,
 )
@@ -53,7 +54,17 @@ def export_trip_plan(
         ),
     ],
     ctx: ToolContext,
-    travel_mode: Annotated[TravelMode, Field(description="How to travel between the stops.")] = "transit",
+    travel_mode: Annotated[
+        TravelMode,
+        Field(description="How to travel between the stops."),
+        enum_meanings(
+            {
+                "taxi": "Ride-hailing car, door to door, priced by distance.",
+                "transit": "Subway and airport express: cheapest, with walks to and from stations.",
+                "driving": "The user's own car: fuel and parking estimated.",
+            }
+        ),
+    ] = "transit",
     file_format: Annotated[
         Literal["pdf", "ics"], Field(description="'pdf' = printable plan, 'ics' = calendar.")
     ] = "pdf",

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from mcp_lambda.tools import (
+    ResultStatus,
     ToolAnnotations,
     ToolContext,
     ToolResult,
@@ -88,10 +89,12 @@ async def search_products(
         "total_found": len(found),
         "products": [product.as_item() for product in shown],
     }
-    text = f"Found {len(found)} products for '{keyword}', showing {len(shown)}."
-    if not shown:
+    if not shown:  # ran fine, found nothing: a status an agent branches on, not a title it would have to read
         text = f"No products matched '{keyword}'. Suggest other words or a wider price range."
-    return entities([product_list], text=text)
+        return entities([product_list], text=text, result_status=ResultStatus.NO_MATCH_FOUND)
+    return entities(
+        [product_list], text=f"Found {len(found)} products for '{keyword}', showing {len(shown)}."
+    )
 
 
 @tool(
@@ -189,5 +192,9 @@ def list_subscriptions(ctx: ToolContext) -> ToolResult:
         product = BY_ID[record["product_id"]]
         items.append({**record, "entity_type": "subscription", "product_name": product.name})
     if not items:
-        return entities([], text="No product alerts yet. Use subscribe_product to create one.")
+        return entities(
+            [],
+            text="No product alerts yet. Use subscribe_product to create one.",
+            result_status=ResultStatus.NO_MATCH_FOUND,
+        )
     return entities(items, text=f"{len(items)} product alert(s).")

@@ -107,8 +107,8 @@ TRAFFIC_SLOWDOWN = {"taxi": 0.25, "driving": 0.25, "transit": 0.0}
 
 @tool(
     description=(
-        "Re-plans a route card's route with the traffic right now. The route card's Refresh button calls it "
-        "with the card's route_id; it is app-only (visibility ['app']): the model never lists or calls it."
+        "Use when the route card's Refresh button is pressed: re-plans the card's route with the traffic right "
+        "now, from the card's route_id. App-only (visibility ['app']): the model never lists or calls it."
     ),
     annotations=ToolAnnotations(title="Refresh a route", read_only=True, open_world=False),
     safe_fields=("route_id",),

@@ -79,6 +79,16 @@ def check_stock(product_id: ProductId, ctx: ToolContext) -> ToolResult:
     return entities([stock], text=text)
 
 
+def reached() -> list[str]:
+    """What the demo reaches with `ctx.http` (its `Business(egress=...)`, read at cold start): the inventory
+    `DEMO_INVENTORY_URL` names; nothing when it is unset or malformed (check_stock then answers 50101)."""
+    try:
+        url = inventory_url()
+    except ValueError:
+        return []
+    return [url] if url else []
+
+
 def _inventory(ctx: ToolContext) -> str | None:
     """The inventory's base URL; None when it is unset or malformed (a log line tells the operator)."""
     try:

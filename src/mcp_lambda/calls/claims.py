@@ -138,9 +138,13 @@ class Claim:
         except Exception as exc:
             raise IdempotencyPersistenceLayerError("Failed to get record", exc) from exc
 
-    def complete(self, result_json: str) -> None:
-        """Store the final result (kept as the JSON text sent, so a replay is byte-identical)."""
-        self.layer.save_success(data=self.data, result={"result": result_json})
+    def complete(self, result_json: str, first: dict[str, Any] | None = None) -> None:
+        """Store the final result (kept as the JSON text sent, so a replay is identical) and, as `first`, what
+        a replay tells about the run that made it (its execution id, request id, trace id, when it finished)."""
+        stored: dict[str, Any] = {"result": result_json}
+        if first is not None:
+            stored["first"] = first
+        self.layer.save_success(data=self.data, result=stored)
 
     def release(self) -> None:
         """Give the key back: the result is not final, so a retry runs the tool again."""

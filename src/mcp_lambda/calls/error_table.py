@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..deadlines import DeadlineExceeded
-from ..downstream import DownstreamTimeout, DownstreamUnavailable
+from ..downstream import DownstreamTimeout, DownstreamUnavailable, EgressRefused
 from ..errors import ToolFailure
 from ..tools.context import SecretUnavailable
 from ..tools.results import ResultCode
@@ -124,6 +124,14 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
         log_level="warning",
         advice=_retry_after,
+    ),
+    # Refused before any connection (never retried): the business must declare the host, or nobody may reach it.
+    EgressRefused: ErrorRule(
+        ResultCode.EGRESS_REFUSED,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' may not reach {exc.origin or 'that URL'}: {exc.reason_text}.",
+        log_level="warning",
+        log_fields=lambda exc: {"refused": exc.origin, "reason": exc.reason, "address": exc.address},
     ),
     Exception: INTERNAL,  # the catch-all: the exception text and stack never reach the client
 }

@@ -6,11 +6,18 @@ The key is scoped by business (the record prefix), caller principal and tool nam
 (success and business errors); anything else deletes the claim, so a retry runs again. Answers:
 
 - first call: runs, stores, returns its result;
-- same key, same arguments: the stored result, byte for byte, without running (`outcome: replayed`);
+- same key, same arguments: the stored result without running (`outcome: replayed`), identical but for its
+  `_meta`, which adds the replay marker (`META_REPLAY`: when the first run finished);
 - same key, other arguments: error result 40900, nothing runs;
 - same key while the first call is still running: error result 40910, retryable;
 - the store unreachable: error result 50030, retryable, nothing runs (if it fails only after the tool ran, the
   caller still gets that result and the claim expires with the request's deadline, plus `CLAIM_GRACE_MS`).
+
+Every retry of one key is one logical call with one execution id (`_meta` and both log lines): derived from the
+key under the log fingerprint key, and stored with the result, so a replay answers the first run's id even from a
+container with another key. A replay's log lines also name the first attempt's `request_id` (`first_request_id`)
+and carry on its trace id (`trace_id`; the retry's own is `own_trace_id`). A key on a call that runs unguarded (a
+read-only tool) gets its execution id the same way, so its retries join too.
 
 Powertools' decorator is synchronous and calls its function itself; the tool is a coroutine, so `claims.Claim` takes
 the decorator's steps on the persistence layer's public API, and the tool is awaited here (no thread hop).
@@ -24,14 +31,16 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..aws import failure_reason
 from ..deadlines import Deadline
+from ..observability import current_correlation_id
 from ..stores.exactly_once.base import IdempotencyStore
 from ..tools import InputRequired, ToolContext, ToolResult, ToolSpec
-from ..tools.results import ResultCode, system_error
-from .executor import ToolExecutor
+from ..tools.results import META_REPLAY, ResultCode, system_error
+from .executor import EXECUTION_ID_PREFIX, ToolExecutor
 from .fingerprints import LogFingerprints
 
 if TYPE_CHECKING:
@@ -45,6 +54,17 @@ DEFAULT_INVOCATION_MS = 30_000
 # A claim outlives its request's deadline by this much: the answer margin, and clock skew between containers.
 CLAIM_GRACE_MS = 2_000
 FINGERPRINT_CHARS = 12
+EXECUTION_ID_CHARS = 16
+
+
+def _key_hash(key: Any) -> str:
+    """Powertools' hash of a record's key (sha256 of its sorted-keys JSON)."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def execution_id_of(fingerprints: LogFingerprints, key_hash: str) -> str:
+    """The execution id of every call under one key: keyed, so it neither reveals nor lets a reader test the key."""
+    return EXECUTION_ID_PREFIX + fingerprints.of("execution:" + key_hash, EXECUTION_ID_CHARS)
 
 
 @dataclass(frozen=True)
@@ -68,7 +88,7 @@ class _Claim:
     @property
     def record_hash(self) -> str:
         """The record's own hash (Powertools: sha256 of the sorted-keys JSON of the key)."""
-        return hashlib.sha256(json.dumps(self.payload["key"], sort_keys=True).encode()).hexdigest()
+        return _key_hash(self.payload["key"])
 
     def fingerprint(self, fingerprints: LogFingerprints) -> str:
         """Joins the log lines of a call and its replays without logging the key: keyed, because the key holds
@@ -129,13 +149,21 @@ class ExactlyOnceCalls:
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext, caller: CallKey
     ) -> ToolResult | InputRequired:
         claim = self.claim(spec, arguments, caller)
+        fingerprints = self.executor.fingerprints
         if claim is None:
-            return await self.executor.run(spec, arguments, ctx)
+            if caller.key is None:
+                return await self.executor.run(spec, arguments, ctx)
+            key = [caller.principal or "anonymous", spec.name, caller.key_source, caller.key]
+            joined = {"execution_id": execution_id_of(fingerprints, _key_hash(key))}
+            return (await self.executor.execute(spec, arguments, ctx, joined)).result
         from . import claims  # Powertools Idempotency (and boto3): loaded by the first keyed call
 
         started = time.perf_counter()
-        fingerprint = claim.fingerprint(self.executor.fingerprints)
-        fields: dict[str, Any] = {"key_fingerprint": fingerprint, "key_source": claim.source}
+        fields: dict[str, Any] = {
+            "execution_id": execution_id_of(fingerprints, claim.record_hash),
+            "key_fingerprint": claim.fingerprint(fingerprints),
+            "key_source": claim.source,
+        }
         held = claims.Claim(
             claim.payload,
             claim.expires_after_seconds,
@@ -167,7 +195,7 @@ class ExactlyOnceCalls:
         else:
             if stored is claims.CLAIMED:
                 return await self._execute(spec, arguments, ctx, fields, held)
-            outcome, error_type, result = "replayed", None, _stored_result(stored["result"])
+            outcome, error_type, result = "replayed", None, _replayed(stored, fields)
         return self.executor.answered(spec, arguments, ctx, outcome, result, fields, error_type, started)
 
     async def _execute(
@@ -183,7 +211,16 @@ class ExactlyOnceCalls:
         result = executed.result
         try:
             if executed.outcome in STORED_OUTCOMES and isinstance(result, ToolResult):
-                held.complete(json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":")))
+                first = {
+                    "execution_id": fields["execution_id"],
+                    "request_id": ctx.correlation_id or current_correlation_id(ctx.logger),
+                    "trace_id": ctx.trace.trace_id if ctx.trace is not None else None,
+                    "finished_at": datetime.now(UTC)
+                    .isoformat(timespec="milliseconds")
+                    .replace("+00:00", "Z"),
+                }
+                wire = json.dumps(result.to_wire(), ensure_ascii=False, separators=(",", ":"))
+                held.complete(wire, first)
             else:
                 held.release()
         except Exception as exc:
@@ -201,12 +238,25 @@ class ExactlyOnceCalls:
         return result
 
 
-def _stored_result(wire_json: str) -> ToolResult:
-    wire = json.loads(wire_json)
+def _replayed(stored: Mapping[str, Any], fields: dict[str, Any]) -> ToolResult:
+    """The stored result with the replay marker in its `_meta`; `fields` (the replay's log fields) take the
+    first attempt's execution id, request id and trace id, when the record has them."""
+    wire = json.loads(stored["result"])
+    recorded = stored.get("first")
+    first: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
+    if first.get("execution_id"):
+        fields["execution_id"] = first["execution_id"]
+    if first.get("request_id"):
+        fields["first_request_id"] = first["request_id"]
+    if first.get("trace_id"):
+        fields["trace_id"] = first["trace_id"]
+    marker = {"firstFinishedAt": first["finished_at"]} if first.get("finished_at") else {}
+    meta = wire.get("_meta") if isinstance(wire.get("_meta"), dict) else {}
     return ToolResult(
         content=wire.get("content", []),
         structured_content=wire.get("structuredContent"),
         is_error=wire.get("isError") is True,
+        meta={**meta, META_REPLAY: marker},
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -29,9 +30,10 @@ from ..observability import (
 from ..strict_json import json_problem
 from ..tools.context import ToolContext
 from ..tools.inputs import InputRequired
-from ..tools.results import ResultCode, ToolResult, business_error, system_error
+from ..tools.results import META_EXECUTION_ID, ResultCode, ToolResult, business_error, system_error
 from ..tools.spec import ToolSpec
 from ..trace_context import active
+from .credentials import credential_leak
 from .error_table import FRAMEWORK_ERRORS, INTERNAL, ErrorMap, ErrorRule, ToolCrashed, business_rule
 from .fingerprints import LogFingerprints
 from .quotas import QuotaExceeded, Quotas
@@ -43,6 +45,12 @@ if TYPE_CHECKING:
 # The call finished (the tool answered, possibly with a business error, or its stored answer was replayed)
 # rather than failed.
 FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required", "replayed"})
+EXECUTION_ID_PREFIX = "exe_"
+
+
+def new_execution_id() -> str:
+    """A fresh execution id, for a call no retry can be joined to (it carries no tool_call_id or key)."""
+    return EXECUTION_ID_PREFIX + secrets.token_hex(8)
 
 
 @dataclass(frozen=True)
@@ -62,9 +70,13 @@ class ToolExecutor:
         fingerprints: LogFingerprints | None = None,
         quotas: Quotas | None = None,
         result_view: ResultView | None = None,
+        grants_scopes: bool = False,
     ) -> None:
         self.result_check = result_check
         self.result_view = result_view
+        # Whether a caller's scopes count (AUTH_MODE jwt or apigateway): with none, no caller holds a scope, so
+        # every field that requires one is hidden from all.
+        self.grants_scopes = grants_scopes
         self.telemetry = telemetry or NoTelemetry()
         # Keyed fingerprints of the caller (and of exactly-once records) for log lines; default: a random key.
         self.fingerprints = fingerprints or LogFingerprints()
@@ -135,8 +147,10 @@ class ToolExecutor:
         started: float | None = None,
     ) -> ToolResult:
         """A call answered without running the tool (replayed, or refused by the exactly-once store): logged and
-        counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began."""
-        trace_id = ctx.trace.trace_id if ctx.trace is not None else None
+        counted like any other call; `started` (a `time.perf_counter()`) is when its store lookup began. A
+        replay's `log_fields` carry the first attempt's `trace_id`, which its lines and segment carry on."""
+        own_trace = ctx.trace.trace_id if ctx.trace is not None else None
+        trace_id = (log_fields or {}).get("trace_id") or own_trace
         with self.telemetry.tool_call(spec.name, trace_id) as record:
             call = _Call(spec, ctx, self.fingerprints, log_fields, started)
             call.started_line(arguments)
@@ -144,7 +158,7 @@ class ToolExecutor:
             code = structured.get("code") if result.is_error and isinstance(structured, dict) else 0
             call.finish(outcome, code, error_type, "error" if outcome == "system_error" else "info")
             record.outcome = outcome
-        return result
+        return call.stamped(result)
 
     async def admit(
         self, spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
@@ -196,22 +210,34 @@ class ToolExecutor:
         if not_json is not None:
             message = f"Tool '{call.spec.name}' returned a result that is not valid JSON: {not_json}"
             return call.contract_violation("ResultNotJson", message, reason=not_json)
+        leak = credential_leak(value, self.fingerprints)  # a secret or the caller's token never leaves
+        if leak is not None:
+            return leak.refuse(call)
+        caller = call.ctx.caller
+        scopes = caller.scopes if self.grants_scopes and caller is not None else frozenset()
         if self.result_view is not None:
-            value = self.result_view(call.spec.name, value)
+            value = self.result_view(call.spec.name, value, scopes)
         if self.result_check is not None:
-            violations = self.result_check(call.spec.name, value)
+            violations = self.result_check(call.spec.name, value, scopes)
             if violations:
                 return call.contract_violation(
                     "ManifestViolation", "; ".join(violations), violations=violations[:20]
                 )
         structured = value.structured_content
         code = structured.get("code") if value.is_error and isinstance(structured, dict) else 0
-        call.finish("business_error" if value.is_error else "success", code)
-        return value
+        status = structured.get("result_status") if isinstance(structured, dict) else None
+        said = {"result_status": status} if status is not None else {}  # an agent's branch, in the log too
+        call.finish("business_error" if value.is_error else "success", code, **said)
+        return call.stamped(value)
 
 
 class _Call:
-    """One tool call's log lines: the started line, then exactly one finishing line."""
+    """One tool call's log lines: the started line, then exactly one finishing line; and its execution id.
+
+    The execution id (`execution_id` in `fields` when the exactly-once calls know it, else a fresh one) is on
+    both lines and in the result's `_meta`. A carried `trace_id` in `fields` (a replay's first attempt's) wins
+    over the request's own, which the lines then name `own_trace_id`.
+    """
 
     def __init__(
         self,
@@ -222,6 +248,7 @@ class _Call:
         started: float | None = None,
     ) -> None:
         self.spec = spec
+        self.ctx = ctx
         self.log = ctx.logger
         self.started = time.perf_counter() if started is None else started
         self.outcome = "system_error"
@@ -232,16 +259,20 @@ class _Call:
             "request_id": ctx.correlation_id or current_correlation_id(ctx.logger),
             "jsonrpc_id": ctx.request_id,
             "tool_name": spec.name,
+            "execution_id": new_execution_id(),
         }
         if ctx.tool_call_id:
             self.base["tool_call_id"] = ctx.tool_call_id
         self.base.update(fields or {})
+        self.execution_id: str = self.base["execution_id"]
         if ctx.caller is not None:  # a keyed hash of the principal: never the token, the subject or a claim
             self.base["caller"] = fingerprints.of(ctx.caller.principal)
         if ctx.task_id:
             self.base["task_id"] = ctx.task_id
         if ctx.trace is not None:
-            self.base["trace_id"] = ctx.trace.trace_id
+            own = self.base.setdefault("trace_id", ctx.trace.trace_id)
+            if own != ctx.trace.trace_id:
+                self.base["own_trace_id"] = ctx.trace.trace_id
 
     def started_line(self, arguments: Mapping[str, Any]) -> None:
         summary = summarize_arguments(arguments, self.spec.safe_fields)
@@ -268,6 +299,12 @@ class _Call:
         }
         log_event(self.log, level, event, extra)
 
+    def stamped(self, result: ToolResult) -> ToolResult:
+        """The result with this call's execution id in its `_meta` (a replay keeps the stored one)."""
+        if result.meta and META_EXECUTION_ID in result.meta:
+            return result
+        return result.with_meta(**{META_EXECUTION_ID: self.execution_id})
+
     def failed(self, rule: ErrorRule, exc: BaseException | None, error_type: str | None = None) -> ToolResult:
         fields: dict[str, Any] = {}
         self.crashed = rule is INTERNAL
@@ -282,11 +319,11 @@ class _Call:
         self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
         # An error_map row is the business's own code; every other row is one of the framework's.
         build = business_error if rule.outcome == "business_error" else system_error
-        return build(rule.code, message, **(rule.advice(exc) if exc is not None else {}))
+        return self.stamped(build(rule.code, message, **(rule.advice(exc) if exc is not None else {})))
 
     def contract_violation(self, error_type: str, message: str, **fields: Any) -> ToolResult:
         self.finish("system_error", ResultCode.RESULT_VIOLATES_MANIFEST, error_type, "error", **fields)
-        return system_error(ResultCode.RESULT_VIOLATES_MANIFEST, message)
+        return self.stamped(system_error(ResultCode.RESULT_VIOLATES_MANIFEST, message))
 
 
 def _admitted(**kwargs: Any) -> None:

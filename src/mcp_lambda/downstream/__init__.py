@@ -13,6 +13,11 @@
   `retry_after_ms` = the time left open) without touching the host; then one trial call decides for all. A
   container trusts the state it read for `CIRCUIT_CACHE_SECONDS`. Each transition is logged once
   (`downstream_circuit_changed`) and counted (`CircuitOpened`, `CircuitClosed`). See docs/protection.md.
+- Egress by declaration (`egress.EgressPolicy`): only declared hosts, each hop resolved once and checked before
+  it connects (link-local and metadata addresses never; private ones only inside a declared network), redirects
+  checked hop by hop; a refusal (`EgressRefused`, error result 40310) is logged (`downstream_refused`), never
+  retried and never counted by the circuit. The caller's token goes only to a downstream declared as accepting it
+  (`CallerHttp`, what a tool gets as `ctx.http`).
 - One log line per call with the fields of doubao-protocol.md §5 — `interface`, `host`, `method`, `http_status`,
   `business_code`, `duration_ms`, `log_id`, `attempts` — and never a header value, a query or a body.
 
@@ -20,16 +25,29 @@ A tool that does not catch them gets: DownstreamUnavailable (refused, reset, 5xx
 → error result 50300; DownstreamTimeout (no complete answer in time) → 50400. Any answer below 500 is the tool's.
 """
 
-from .client import IDEMPOTENT_METHODS, RETRY_STATUSES, HttpClient, HttpResponse, parse_answer
-from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
+from .client import IDEMPOTENT_METHODS, RETRY_STATUSES, CallerHttp, HttpClient, HttpResponse, parse_answer
+from .egress import Egress, EgressDeclarationError, EgressPolicy
+from .errors import (
+    CircuitOpen,
+    DownstreamError,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    EgressRefused,
+    ResponseTooLarge,
+)
 
 __all__ = [
     "IDEMPOTENT_METHODS",
     "RETRY_STATUSES",
+    "CallerHttp",
     "CircuitOpen",
     "DownstreamError",
     "DownstreamTimeout",
     "DownstreamUnavailable",
+    "Egress",
+    "EgressDeclarationError",
+    "EgressPolicy",
+    "EgressRefused",
     "HttpClient",
     "HttpResponse",
     "ResponseTooLarge",

@@ -15,7 +15,16 @@ from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
 from ..settings import Settings, seconds
 from ..workers import call_within
-from .errors import CircuitOpen, DownstreamError, DownstreamTimeout, DownstreamUnavailable, ResponseTooLarge
+from .caller_token import credentials_for
+from .egress import Destination, EgressPolicy
+from .errors import (
+    CircuitOpen,
+    DownstreamError,
+    DownstreamTimeout,
+    DownstreamUnavailable,
+    EgressRefused,
+    ResponseTooLarge,
+)
 
 if TYPE_CHECKING:
     import urllib3
@@ -28,6 +37,10 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 LOG_ID_HEADERS = ("x-tt-logid", "x-log-id", "x-request-id")
 MAX_DOWNSTREAM_ANSWER_BYTES = 8 * 1024 * 1024  # more than a Lambda response could pass on anyway
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
+# Dropped when a redirect leaves the first hop's origin (what urllib3's Retry.remove_headers_on_redirect drops).
+CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class HttpClient:
             `mcp_lambda.stores.build_store("circuits", ...)`); None keeps them in this client (`MemoryCircuitStore`).
         circuit_scope: The first part of every circuit's name and its metrics' `service`: the business.
         circuit_cache_seconds: How long the last state read from the store is trusted (0: read it every call).
+        egress: What the client may reach (`downstream.egress`); by default nothing.
     """
 
     def __init__(
@@ -100,6 +114,7 @@ class HttpClient:
         circuit_store: Callable[[], CircuitBreakerPersistenceLayer] | None = None,
         circuit_scope: str = "local",
         circuit_cache_seconds: int = 5,
+        egress: EgressPolicy | None = None,
     ) -> None:
         self.logger: ToolLogger = logger or logging.getLogger("mcp_lambda")
         self.timeout_seconds = timeout_seconds
@@ -109,6 +124,7 @@ class HttpClient:
         self.reset_seconds = reset_seconds
         self.circuit_scope = circuit_scope
         self.circuit_cache_seconds = circuit_cache_seconds
+        self.egress = egress if egress is not None else EgressPolicy()
         self._pool = pool
         self._circuit_store = circuit_store
         self._circuits: HostCircuits | None = None
@@ -122,8 +138,9 @@ class HttpClient:
         settings: Settings,
         logger: ToolLogger,
         circuit_store: Callable[[], CircuitBreakerPersistenceLayer] | None = None,
+        egress: EgressPolicy | None = None,
     ) -> HttpClient:
-        """The client the settings describe; `circuit_store` as in the constructor."""
+        """The client the settings describe; `circuit_store` and `egress` as in the constructor."""
         return cls(
             logger,
             timeout_seconds=settings.http_timeout.total_seconds(),
@@ -133,7 +150,19 @@ class HttpClient:
             circuit_store=circuit_store,
             circuit_scope=settings.business,
             circuit_cache_seconds=seconds(settings.circuit_cache),
+            egress=egress,
         )
+
+    def on_behalf_of(self, caller_token: str | None) -> CallerHttp:
+        """This client as one call's tool sees it (`ctx.http`): the caller's token goes only where it is accepted.
+
+        Args:
+            caller_token: The caller's bearer token (None: anonymous, or a task's run).
+
+        Returns:
+            A view sharing this client's pools, circuits and declarations.
+        """
+        return CallerHttp(self, caller_token)
 
     @property
     def pool(self) -> urllib3.PoolManager:
@@ -192,11 +221,17 @@ class HttpClient:
         timeout_seconds: float | None = None,
         log_event: str = "downstream_call",
         failure_of: Callable[[HttpResponse], str | None] | None = None,
+        caller_token: str | None = None,
     ) -> HttpResponse:
         """Send one request, retried as the package docstring says; return any answer below 500.
 
         `interface` names the call in its log line (default: the method and host). `failure_of` may call an answer a
         failure in the log line (the platform client's non-zero business codes); it changes nothing else.
+        `caller_token` is attached only to a downstream declared as accepting it, and a request that carries it
+        anywhere else is refused (`on_behalf_of`).
+
+        Raises:
+            EgressRefused: A hop's host or address is not declared, or never reached (before any connection).
         """
         method = method.upper()
         split = urllib.parse.urlsplit(url)
@@ -210,6 +245,12 @@ class HttpClient:
         all_headers = {"accept": "application/json", **(headers or {})}
         if json_body is not None:
             all_headers.setdefault("content-type", "application/json; charset=utf-8")
+        try:
+            first = self.egress.destination(url)
+            all_headers = credentials_for(first, all_headers, data, caller_token)
+        except EgressRefused as refused:
+            log.refused(refused)
+            raise
         trace = trace_context.current()
         # A new span of the caller's trace per call (SEP-2028); a tool that sets its own traceparent keeps it.
         if trace is not None and not any(name.lower() == "traceparent" for name in all_headers):
@@ -219,7 +260,12 @@ class HttpClient:
             log.done(0, error="DeadlineExceeded")
             raise DownstreamTimeout("the request deadline has passed", interface=log.interface)
         attempt = _Attempt(
-            method, url, data, all_headers, deadline.cap(timeout_seconds or self.timeout_seconds)
+            method,
+            first,
+            data,
+            all_headers,
+            deadline.cap(timeout_seconds or self.timeout_seconds),
+            caller_token,
         )
         retry = self._retry(method, idempotent, deadline)
         try:
@@ -227,6 +273,10 @@ class HttpClient:
         except CircuitOpen as refused:
             refused.interface = log.interface
             log.done(0, error="CircuitOpen")
+            raise
+        except EgressRefused as refused:  # a redirect or a DNS answer: never retried, not the host's failure
+            refused.interface = log.interface
+            log.refused(refused)
             raise
         except DownstreamError as failure:
             failure.interface = log.interface
@@ -261,25 +311,34 @@ class HttpClient:
         return answer
 
     def _send(self, attempt: _Attempt, retry: DeadlineRetry) -> HttpResponse:
-        """All attempts of one call (urllib3 retries them), on a worker thread."""
-        import urllib3
-        from urllib3.exceptions import HTTPError, MaxRetryError
+        """All hops and attempts of one call (urllib3 retries each hop), on a worker thread.
 
-        try:
-            raw = self.pool.request(
-                attempt.method,
-                attempt.url,
-                body=attempt.data,
-                headers=attempt.headers,
-                timeout=urllib3.Timeout(connect=attempt.timeout, read=attempt.timeout),
-                retries=retry,
-                preload_content=False,
-            )
-        except MaxRetryError as exc:  # every attempt failed without an answer
-            raise _no_answer(exc.reason or exc) from None
-        except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
-            raise _no_answer(exc) from None
-        attempt.attempts = len(raw.retries.history) + 1 if raw.retries is not None else 1
+        Each hop connects to the address `EgressPolicy.resolve` checked; a redirect is followed only to a hop that
+        passes the same checks, without the credentials of the first origin when it leaves it.
+        """
+        from urllib3.exceptions import HTTPError
+
+        destination, method, data, headers = (
+            attempt.destination,
+            attempt.method,
+            attempt.data,
+            attempt.headers,
+        )
+        for hop in range(MAX_REDIRECTS + 1):
+            raw = self._hop(destination, method, data, headers, attempt, retry)
+            location = raw.headers.get("location")
+            if raw.status not in REDIRECT_STATUSES or not location or hop == MAX_REDIRECTS:
+                break
+            raw.drain_conn()
+            raw.release_conn()
+            next_hop = self.egress.destination(urllib.parse.urljoin(destination.url, location))
+            if raw.status == 303 or (raw.status in (301, 302) and method == "POST"):
+                method, data = ("HEAD" if method == "HEAD" else "GET"), None
+                headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+            if next_hop.origin != destination.origin:
+                kept = {k: v for k, v in headers.items() if k.lower() not in CREDENTIAL_HEADERS}
+                headers = credentials_for(next_hop, kept, data, attempt.caller_token)
+            destination = next_hop
         try:
             content = raw.read(MAX_DOWNSTREAM_ANSWER_BYTES + 1)
         except HTTPError as exc:  # the body broke off or stalled
@@ -291,6 +350,49 @@ class HttpClient:
                 f"the answer exceeds {MAX_DOWNSTREAM_ANSWER_BYTES} bytes", status=raw.status
             )
         return parse_answer(raw.status, {k.lower(): v for k, v in raw.headers.items()}, content)
+
+    def _hop(
+        self,
+        destination: Destination,
+        method: str,
+        data: bytes | None,
+        headers: Mapping[str, str],
+        attempt: _Attempt,
+        retry: DeadlineRetry,
+    ) -> Any:
+        """One hop: resolve once, check, and send to the checked address (urllib3 retries it there)."""
+        import urllib3
+        from urllib3.exceptions import HTTPError, MaxRetryError
+
+        try:
+            address = self.egress.resolve(destination)
+        except OSError as exc:  # the name does not resolve: nothing was sent
+            raise DownstreamUnavailable(type(exc).__name__) from None
+        tls = {"server_hostname": destination.host, "assert_hostname": destination.host}
+        pool = self.pool.connection_from_host(
+            address,
+            destination.port,
+            destination.scheme,
+            pool_kwargs=tls if destination.address is None else None,
+        )
+        try:
+            raw = pool.urlopen(
+                method,
+                destination.target,
+                body=data,
+                headers={**headers, "host": destination.host_header},
+                timeout=urllib3.Timeout(connect=attempt.timeout, read=attempt.timeout),
+                retries=retry,
+                redirect=False,
+                assert_same_host=False,
+                preload_content=False,
+            )
+        except MaxRetryError as exc:  # every attempt failed without an answer
+            raise _no_answer(exc.reason or exc) from None
+        except HTTPError as exc:  # a failure that may not be retried (the request may have been sent)
+            raise _no_answer(exc) from None
+        attempt.attempts += len(raw.retries.history) + 1 if raw.retries is not None else 1
+        return raw
 
     def _retry(self, method: str, idempotent: bool | None, deadline: deadlines.Deadline) -> DeadlineRetry:
         from .retry import DeadlineRetry
@@ -319,10 +421,11 @@ class HttpClient:
 @dataclass
 class _Attempt:
     method: str
-    url: str
+    destination: Destination
     data: bytes | None
     headers: dict[str, str]
     timeout: float
+    caller_token: str | None = None
     attempts: int = 0  # set once an answer arrived: how many attempts it took
     answer: HttpResponse | None = None  # the last answer (a 5xx one is reported in the failure's log line)
 
@@ -356,6 +459,53 @@ class _CallLog:
             self.logger.info(self.event, extra=fields)
         else:
             self.logger.warning(self.event, extra={**fields, "error": error})
+
+    def refused(self, refused: EgressRefused) -> None:
+        """The call's line when a hop was refused: `downstream_refused`, why, and where (never a path)."""
+        self.logger.warning(
+            "downstream_refused",
+            extra={
+                "event": "downstream_refused",
+                "interface": self.interface,
+                "host": self.host,
+                "method": self.method,
+                "refused": refused.origin,
+                "reason": refused.reason,
+                "address": refused.address,
+                "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
+            },
+        )
+
+
+class CallerHttp:
+    """`ctx.http`: an HttpClient as one call's tool uses it, carrying the caller's token for the downstreams
+    declared as accepting it (`Egress(..., accepts_caller_token=True)`) and refusing it everywhere else.
+
+    Args:
+        client: The container's client (pools, circuits, declarations).
+        caller_token: The caller's bearer token; None when anonymous or in a task's run.
+    """
+
+    def __init__(self, client: HttpClient, caller_token: str | None) -> None:
+        self.client = client
+        self._caller_token = caller_token
+
+    def get(self, url: str, **kwargs: Any) -> HttpResponse:
+        """`request("GET", url, ...)`."""
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> HttpResponse:
+        """`request("POST", url, ...)`."""
+        return self.request("POST", url, **kwargs)
+
+    def request(self, method: str, url: str, **kwargs: Any) -> HttpResponse:
+        """`HttpClient.request` on behalf of the caller (its keyword arguments but `caller_token`).
+
+        Raises:
+            EgressRefused: The host is not declared, its address is never reached or not declared, or the
+                caller's token would go to a downstream that does not accept it.
+        """
+        return self.client.request(method, url, caller_token=self._caller_token, **kwargs)
 
 
 def _origin(split: urllib.parse.SplitResult) -> str:

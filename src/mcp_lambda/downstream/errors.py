@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import McpLambdaError
+from ..errors import McpLambdaError, ToolFailure
 
 
 class DownstreamError(McpLambdaError, RuntimeError):
@@ -40,3 +40,36 @@ class DownstreamTimeout(DownstreamError):
 
 class ResponseTooLarge(DownstreamError):
     """The answer is larger than MAX_DOWNSTREAM_ANSWER_BYTES."""
+
+
+# Why a hop was refused (EgressRefused.reason) -> what the log line and the message say.
+EGRESS_REASONS = {
+    "not_a_url": "not a URL",
+    "not_http": "only http and https are reached",
+    "link_local": "a link-local or metadata address is never reached",
+    "undeclared_host": "the host is not declared",
+    "undeclared_address": "the address is not declared",
+    "resolves_to_link_local": "the host resolves to a link-local or metadata address, never reached",
+    "resolves_to_private": "the host resolves to a private address outside every declared network",
+    "caller_token_not_accepted": "the caller's token may only go to a downstream declared as accepting it",
+}
+
+
+class EgressRefused(ToolFailure):
+    """`ctx.http` refused a hop before connecting: an undeclared host, a never-reached or undeclared private
+    address (asked for, redirected to or resolved to), or the caller's token bound for a downstream that does not
+    accept it. Never retried, never counted by the host's circuit: error result 40310.
+
+    Args:
+        reason: One of EGRESS_REASONS.
+        origin: `scheme://host[:port]` of the refused hop (never a path, a query or a credential).
+        address: The refused address, when an address was the reason.
+    """
+
+    def __init__(self, reason: str, origin: str, address: str | None = None) -> None:
+        self.reason_text = EGRESS_REASONS.get(reason, reason)
+        super().__init__(f"refused {origin or 'the URL'}: {self.reason_text}")
+        self.reason = reason
+        self.origin = origin
+        self.address = address
+        self.interface: str | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,13 +14,14 @@ from .loader import read_manifest, unreadable
 from .models import Manifest
 from .rules import tool_name_problems
 from .schema import output_schema
-from .visibility import with_model_text
+from .visibility import NO_SCOPES, delivered, with_model_text
 
-# What the executor calls on every result: (tool name, result) -> the problems found (empty: the result is valid).
-ResultCheck = Callable[[str, ToolResult], list[str]]
+# What the executor calls on every result: (tool name, result, the caller's scopes) -> the problems found (empty:
+# the result is valid).
+ResultCheck = Callable[[str, ToolResult, Collection[str]], list[str]]
 # What the executor calls first: the result with the text the model reads settled (an `entities` result's sentence
-# and its model-visible projection).
-ResultView = Callable[[str, ToolResult], ToolResult]
+# and its model-visible projection, for a caller granted these scopes).
+ResultView = Callable[[str, ToolResult, Collection[str]], ToolResult]
 
 
 @dataclass(frozen=True)
@@ -40,17 +41,26 @@ class BoundManifest:
             _schemas={tool: output_schema(manifest, tool) for tool in manifest.tools},
         )
 
-    def check(self, tool_name: str, result: ToolResult) -> list[str]:
-        """One message per violation (at most MAX_VIOLATIONS + 1); empty when the result honours the manifest."""
+    def check(self, tool_name: str, result: ToolResult, scopes: Collection[str] = NO_SCOPES) -> list[str]:
+        """One message per violation (at most MAX_VIOLATIONS + 1); empty when the result honours the manifest.
+
+        `scopes` are the caller's: a field requiring another is hidden from it, so its value in the text leaks.
+        """
         check = self._checks.get(tool_name)
         if check is None:
             return [f"{tool_name}: the tool has no entry in the manifest"]
-        return check(result)
+        return check(result, scopes)
 
-    def model_text(self, tool_name: str, result: ToolResult) -> ToolResult:
+    def model_text(
+        self, tool_name: str, result: ToolResult, scopes: Collection[str] = NO_SCOPES
+    ) -> ToolResult:
         """The result with the text the model reads: an `entities` result's sentence and its model-visible
-        projection (`visibility.with_model_text`); any other result as it is."""
-        return with_model_text(self.manifest, tool_name, result)
+        projection for a caller granted `scopes` (`visibility.with_model_text`); any other result as it is."""
+        return with_model_text(self.manifest, tool_name, result, scopes)
+
+    def delivered(self, tool_name: str, structured: Any, scopes: Collection[str], renders_cards: bool) -> Any:
+        """The `structuredContent` one client receives (`visibility.delivered`)."""
+        return delivered(self.manifest, tool_name, structured, scopes, renders_cards)
 
     def output_schema(self, tool_name: str) -> dict[str, Any] | None:
         """JSON Schema of structuredContent for kind=entities tools; None otherwise."""

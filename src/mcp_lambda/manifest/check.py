@@ -6,14 +6,15 @@ Messages name the tool, the entity index and the field path, and never echo a fi
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools import ToolResult
 from ..tools.results import SUGGESTED_ACTIONS
+from .leaks import leaks
 from .models import FieldSpec, Manifest
-from .visibility import hidden_node, leaked_fields, with_model_text
+from .visibility import NO_SCOPES, with_model_text
 
 MAX_VIOLATIONS = 20
 
@@ -74,10 +75,8 @@ class ToolCheck:
     kind: str
     allowed: frozenset[str]
     entities: Mapping[str, EntityCheck]
+    statuses: frozenset[str] = frozenset()  # output.result_statuses
     manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
-    hidden: Mapping[str, Any] = field(
-        default_factory=dict, repr=False, compare=False
-    )  # visibility.hidden_node
 
     @classmethod
     def compile(cls, manifest: Manifest, tool: str) -> ToolCheck:
@@ -96,11 +95,12 @@ class ToolCheck:
             kind=output.kind,
             allowed=frozenset(output.entity_types),
             entities=entities,
+            statuses=frozenset(output.result_statuses),
             manifest=manifest,
-            hidden={name: hidden_node(spec) for name, spec in manifest.entities.items()},
         )
 
-    def __call__(self, result: ToolResult) -> list[str]:
+    def __call__(self, result: ToolResult, scopes: Collection[str] = NO_SCOPES) -> list[str]:
+        """One message per violation of `result`, for a caller granted `scopes` (what is hidden from it)."""
         out: list[str] = []
         _check_content(self.tool, result.content, out)
         structured = result.structured_content
@@ -109,21 +109,41 @@ class ToolCheck:
         elif result.is_error:
             _check_error(self.tool, structured, out)
         elif self.kind == "entities":
+            self._check_status(structured, out)
             self._check_entities(structured, out)
             # The text as it leaves the server (the executor settles it first; a direct check settles it here).
-            settled = with_model_text(self.manifest, self.tool, result)
-            for path in leaked_fields(self.manifest, self.tool, settled, self.hidden):
-                out.append(
-                    f"{self.tool}: {path}: the field is llm_visible: false, but its value is in the result's "
-                    f"text (content), which the model reads"
+            settled = with_model_text(self.manifest, self.tool, result, scopes)
+            for path, scope in leaks(self.manifest, self.tool, settled, scopes).items():
+                why = (
+                    "llm_visible: false"
+                    if scope is None
+                    else f"requires_scope {scope}, which the caller lacks"
                 )
-        elif "entities" in structured:
-            out.append(
-                f"{self.tool}: structuredContent.entities: an execution_result must not return entities"
-            )
+                out.append(
+                    f"{self.tool}: {path}: the field is {why}, but its value is in the result's text "
+                    f"(content), which the model reads"
+                )
+        else:
+            self._check_status(structured, out)
+            if "entities" in structured:
+                out.append(
+                    f"{self.tool}: structuredContent.entities: an execution_result must not return entities"
+                )
         if len(out) > MAX_VIOLATIONS:
             out[MAX_VIOLATIONS:] = [f"{self.tool}: ... and {len(out) - MAX_VIOLATIONS} more violations"]
         return out
+
+    def _check_status(self, structured: dict[str, Any], out: list[str]) -> None:
+        """A success's `result_status` is one the manifest declares for this tool (`output.result_statuses`)."""
+        if "result_status" not in structured or structured["result_status"] in self.statuses:
+            return
+        status = structured["result_status"]
+        shown = status[:64] if isinstance(status, str) else json_type(status)
+        declared = ", ".join(sorted(self.statuses)) or "none"
+        out.append(
+            f"{self.tool}: structuredContent.result_status: '{shown}' is not in output.result_statuses of "
+            f"this tool (declared: {declared})"
+        )
 
     def _check_entities(self, structured: dict[str, Any], out: list[str]) -> None:
         items = structured.get("entities")

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 FieldType = Literal["string", "int", "float", "boolean", "object", "array"]
 FIELD_TYPES: tuple[str, ...] = ("string", "int", "float", "boolean", "object", "array")
 OutputKind = Literal["entities", "execution_result"]
+# A success's `structuredContent.result_status` (`mcp_lambda.tools.ResultStatus`, docs/tools.md).
+ResultStatusName = Literal["NO_MATCH_FOUND", "PARTIAL"]
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
 
@@ -24,6 +26,8 @@ class FieldSpec(BaseModel):
     llm_modifiable: bool = False
     is_entity_id: bool = False
     is_refresh_key: bool = False
+    # Only a caller whose token grants this scope receives the field; for any other it is removed (never nulled).
+    requires_scope: str | None = None
     properties: dict[str, FieldSpec] | None = None
     items: FieldSpec | None = None
 
@@ -64,6 +68,8 @@ class ToolOutput(BaseModel):
 
     kind: OutputKind
     entity_types: list[str] = []  # copied per instance by pydantic (see ToolResult.content)
+    # The result statuses a success of this tool may carry (none: it never says "nothing found" or "partial").
+    result_statuses: list[ResultStatusName] = []
 
 
 class ToolEntry(BaseModel):

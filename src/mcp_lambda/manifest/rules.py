@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 
+from ..caller import SCOPE_TOKEN
 from .errors import Problem
 from .errors import did_you_mean as _suggest
 from .models import EntitySpec, FieldSpec, Manifest
@@ -102,6 +103,11 @@ def _entity_rules(
     if len(refresh_keys) > 1:
         found = ", ".join(refresh_keys)
         report.add(schema, "multiple-refresh-keys", f"at most one field may be is_refresh_key, found {found}")
+    for key in ("entity_type", *ids, *refresh_keys):
+        scoped = entity.fields.get(key)
+        if scoped is not None and scoped.requires_scope is not None:
+            message = f"'{key}' is on every card and every caller's result: it cannot require a scope"
+            report.add(f"{schema}.{key}.requires_scope", "scope-on-key-field", message)
     declared_type = entity.fields.get("entity_type")
     if declared_type is not None and declared_type.type != "string":
         report.add(
@@ -137,6 +143,13 @@ def _field_rules(report: _Report, path: str, spec: FieldSpec, depth: int) -> Non
         report.add(f"{path}.properties", "properties-not-object", f"properties on type {spec.type}")
     if spec.items is not None and spec.type != "array":
         report.add(f"{path}.items", "items-not-array", f"items on type {spec.type}")
+    scope = spec.requires_scope
+    if scope is not None and not SCOPE_TOKEN.match(scope):
+        message = (
+            f"'{scope}' is not a scope name (RFC 6749 §3.3: printable ASCII, no space, '\"' or '\\'; "
+            "one scope per field)"
+        )
+        report.add(f"{path}.requires_scope", "invalid-scope", message)
     for flag, label in ((spec.is_entity_id, "is_entity_id"), (spec.is_refresh_key, "is_refresh_key")):
         rule = label.removeprefix("is_").replace("_", "-")
         if flag and depth > 0:

@@ -31,20 +31,30 @@ def success_schema(manifest: Manifest, tool: str) -> dict[str, Any] | None:
         return None
     variants = [entity_schema(name, manifest.entities[name]) for name in output.entity_types]
     items = variants[0] if len(variants) == 1 else {"anyOf": variants}
-    return {
-        "type": "object",
-        "properties": {"entities": {"type": "array", "items": items}},
-        "required": ["entities"],
-    }
+    properties: dict[str, Any] = {"entities": {"type": "array", "items": items}}
+    if output.result_statuses:
+        properties["result_status"] = {
+            "type": "string",
+            "enum": list(output.result_statuses),
+            "description": "NO_MATCH_FOUND: ran fine, matched nothing; PARTIAL: part of what was asked. "
+            "Absent: found what was asked for.",
+        }
+    return {"type": "object", "properties": properties, "required": ["entities"]}
 
 
 def entity_schema(name: str, entity: EntitySpec) -> dict[str, Any]:
-    """Declared fields typed, `entity_type` fixed, id (and refresh key) required; undeclared fields allowed."""
+    """Declared fields typed, `entity_type` fixed, id (and refresh key) required; undeclared fields allowed.
+
+    An id or refresh key marked `llm_visible: false` is not required: a client that renders no card receives only
+    what the model may see (`visibility.delivered`). A field with `requires_scope` is never required (the lint
+    keeps it off the id and the refresh key): a caller without the scope does not receive it.
+    """
     properties = {field: field_schema(spec) for field, spec in entity.fields.items()}
     properties["entity_type"] = {"type": "string", "const": name}
-    required = ["entity_type", entity.id_field]
-    if entity.refresh_key_field and entity.refresh_key_field not in required:
-        required.append(entity.refresh_key_field)
+    required = ["entity_type"]
+    for key in (entity.id_field, entity.refresh_key_field):
+        if key and key not in required and entity.fields[key].llm_visible:
+            required.append(key)
     schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if entity.description:
         schema["description"] = entity.description

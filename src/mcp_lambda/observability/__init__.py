@@ -3,7 +3,7 @@
 Tool-call log lines follow doubao-protocol.md §5. One job per module:
 
 - `formatter`: the JSON line (Powertools' `LambdaPowertoolsFormatter`, our redaction in `serialize()`);
-- `redaction`: secret values masked on every line, argument summaries;
+- `redaction`: credentials (secrets, the caller's token) masked on every line, argument summaries;
 - `loggers`: one Powertools Logger per business, log formats, error ids, ids on lines;
 - `lines`: `log_event`, the framework's per-call lines handed straight to the Logger's handler;
 - `metrics`: the one EMF writer, the tool-call record, counted events, the handler's `Metrics`;
@@ -41,7 +41,17 @@ from .metrics import (
     write_emf,
 )
 from .process import configure_process, quiet_libraries
-from .redaction import MASK, redact, register_secret_value, summarize_arguments
+from .redaction import (
+    MASK,
+    MIN_MASKED_CHARS,
+    credentials_in,
+    credentials_known,
+    redact,
+    register_secret_value,
+    register_secret_values,
+    request_credentials,
+    summarize_arguments,
+)
 from .tracing import NoTelemetry, ToolCallRecord, ToolTelemetry, tracing_enabled
 
 __all__ = [
@@ -49,6 +59,7 @@ __all__ = [
     "ERROR_OUTCOMES",
     "LAMBDA_CONTEXT_KEYS",
     "MASK",
+    "MIN_MASKED_CHARS",
     "TIMESTAMP_FORMAT",
     "EmfRecord",
     "LogFormat",
@@ -59,6 +70,8 @@ __all__ = [
     "ToolLogger",
     "ToolTelemetry",
     "configure_process",
+    "credentials_in",
+    "credentials_known",
     "current_correlation_id",
     "dumps",
     "get_logger",
@@ -72,6 +85,8 @@ __all__ = [
     "redact",
     "register_log_format",
     "register_secret_value",
+    "register_secret_values",
+    "request_credentials",
     "summarize_arguments",
     "trace_id_on_lines",
     "tracing_enabled",

@@ -63,7 +63,7 @@ class ContextFactory:
             caller=scope.auth.caller,
             caller_token=scope.auth.token,
             deadline=deadlines.current(),  # the request's, set by the transport
-            http=services.http,
+            http=services.http.on_behalf_of(scope.auth.token),
             trace=scope.trace,
         )
 
@@ -92,7 +92,7 @@ class ContextFactory:
             caller=task.caller_identity(),  # no caller_token: the creating request's may have expired by now
             task_id=task.task_id,
             task=control,
-            http=services.http,
+            http=services.http.on_behalf_of(None),
             # The creating request's trace: the worker's lines and its downstream calls continue it.
             trace=trace_context.parse(task.traceparent, task.tracestate) if task.traceparent else None,
         )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RequestRefused
+from ..tools.advice import retry_hints
 from ..wire import INVALID_REQUEST, SERVICE_UNAVAILABLE
 
 RequestId = str | int
@@ -39,11 +40,44 @@ class RpcError(RequestRefused):
         return error
 
 
-def service_unavailable(message: str, retry_after_seconds: int) -> RpcError:
-    """503 with Retry-After (-32003): something the request needs did not answer, or not in time; retry later."""
+def retry_data(retry_after_seconds: int) -> dict[str, Any]:
+    """A retryable refusal's JSON-RPC error `data`: the hints a tool's error result carries (docs/errors.md).
+
+    Args:
+        retry_after_seconds: What `Retry-After` says.
+
+    Returns:
+        `{"retryable": true, "suggested_action": "wait_and_retry", "retry_after_ms", "retry_strategy"}`.
+    """
+    return {"suggested_action": "wait_and_retry", **retry_hints(True, retry_after_seconds * 1000)}
+
+
+def retry_later(code: int, message: str, http_status: int, retry_after_seconds: int) -> RpcError:
+    """A refusal the client may retry (an overload, a quota, a store down): `Retry-After`, and the same advice
+    in the error's `data` for an agent that reads the body only.
+
+    Args:
+        code: The JSON-RPC error code.
+        message: What the client reads.
+        http_status: 503 or 429.
+        retry_after_seconds: How long to wait first.
+
+    Returns:
+        The RpcError to raise.
+    """
     return RpcError(
-        SERVICE_UNAVAILABLE, message, http_status=503, headers={"retry-after": str(retry_after_seconds)}
+        code,
+        message,
+        data=retry_data(retry_after_seconds),
+        http_status=http_status,
+        headers={"retry-after": str(retry_after_seconds)},
     )
+
+
+def service_unavailable(message: str, retry_after_seconds: int) -> RpcError:
+    """503 with Retry-After (-32003): something the request needs did not answer, or not in time; retry later.
+    The error's `data` carries the same advice (`retry_data`)."""
+    return retry_later(SERVICE_UNAVAILABLE, message, 503, retry_after_seconds)
 
 
 SHOWN_CHARACTERS = 64  # of a client's value quoted in an error message

@@ -10,6 +10,7 @@ from ..tools import Business, InputRequired, ToolResult
 from ..wire import INSUFFICIENT_SCOPE, INVALID_PARAMS
 from .apps import AppViews
 from .contexts import ContextFactory, caller_of
+from .delivery import ResultDelivery
 from .jsonrpc import RpcError
 from .pagination import listing
 from .params import check_depth, optional_object, required_string
@@ -29,8 +30,11 @@ class ToolMethods:
         output_schemas: Mapping[str, dict[str, Any]] | None = None,
         tasks: TaskApi | None = None,
         apps: AppViews | None = None,
+        delivery: ResultDelivery | None = None,
     ) -> None:
         self.business = business
+        # What of each result this request's client receives (scoped fields, hidden values).
+        self.delivery = delivery or ResultDelivery(business, None)
         self.apps = apps or AppViews(
             None
         )  # MCP Apps: `_meta.ui` and app-only tools, for a client that renders
@@ -83,7 +87,7 @@ class ToolMethods:
             result = await self.calls.run(spec, arguments, ctx, caller_of(scope))
         if isinstance(result, InputRequired):
             return scope.era.tool_needs_input(scope, name, result)
-        return result.to_wire()
+        return self.delivery.wire(scope, name, result.to_wire())
 
 
 def insufficient_scope(scope: CallScope, name: str, required: tuple[str, ...]) -> RpcError:

@@ -24,10 +24,18 @@ def server_info_of(business: Business) -> dict[str, Any]:
 class McpServer:
     """The protocol layer's single entry: `handle(inbound) -> outbound`, whatever the revision."""
 
-    def __init__(self, legacy: LegacyEra, modern: ModernEra, tasks: TaskApi | None = None) -> None:
+    def __init__(
+        self,
+        legacy: LegacyEra,
+        modern: ModernEra,
+        tasks: TaskApi | None = None,
+        field_scopes: tuple[str, ...] = (),
+    ) -> None:
         self.legacy = legacy
         self.modern = modern
         self.tasks = tasks  # None when no tool of the business may run as a task
+        # The scopes the manifest's fields require (`requires_scope`): the metadata offers them beside the tools'.
+        self.field_scopes = field_scopes
 
     async def run_task(self, task_id: str, run: int, invocation_id: str | None = None) -> dict[str, Any]:
         """A task worker invocation (the internal event, never an HTTP request)."""

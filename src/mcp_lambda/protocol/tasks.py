@@ -35,6 +35,7 @@ from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.context import ToolContext
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS
 from .contexts import ContextFactory, RoundInputs
+from .delivery import ResultDelivery
 from .jsonrpc import RpcError, service_unavailable
 from .params import required_string
 from .scope import CallScope, Handler
@@ -74,8 +75,10 @@ class TaskMethods:
         executor: ToolExecutor,
         contexts: ContextFactory,
         settings: TaskSettings,
+        delivery: ResultDelivery | None = None,
     ) -> None:
         self.business = business
+        self.delivery = delivery or ResultDelivery(business, None)
         self.store = store
         self.invoker = invoker
         self.executor = executor
@@ -147,7 +150,7 @@ class TaskMethods:
         task = self._load(scope, required_string(params, "taskId"))
         wire = self._wire(task)
         if task.status == "completed":
-            wire["result"] = task.result or {}
+            wire["result"] = self.delivery.wire(scope, task.tool, task.result or {})
         elif task.status == "failed":
             wire["error"] = task.error or {"code": INTERNAL_ERROR, "message": "The task failed."}
         elif task.status == "input_required":

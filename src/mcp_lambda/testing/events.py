@@ -43,6 +43,12 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 EVENTS_DIR = Path(__file__).resolve().parents[3] / "events"
 HOST = "abc123def4.execute-api.us-east-1.amazonaws.com"
 SOURCE_IP = "203.0.113.10"
+# What the framework mints in every tools/call answer (`_meta`: the execution id, a replay's first finish time),
+# recorded as placeholders like a business's MINTED values: a replay must answer the first call's execution id.
+FRAMEWORK_MINTED = {
+    "execution_id": r"exe_[0-9a-f]{16}",
+    "first_finished_at": r'"firstFinishedAt": "([^"]+)"',
+}
 EPOCH_MS = 1785196800000  # 2026-07-28T00:00:00Z: fixed so recording again gives the same files
 POST_HEADERS = {
     "host": HOST,
@@ -126,7 +132,7 @@ def record_conversations(
     if folder.exists():
         shutil.rmtree(folder)
     written: list[Path] = []
-    patterns = {name: re.compile(pattern) for name, pattern in (minted or {}).items()}
+    patterns = {name: re.compile(pattern) for name, pattern in {**FRAMEWORK_MINTED, **(minted or {})}.items()}
     for name, steps in conversations.items():
         written += _record(business, name, steps, folder / name, patterns, environment)
     return written
@@ -153,7 +159,9 @@ def _record(
                 assert invoke_api.invocations, f"{conversation}/{stem}: no task worker was queued"
                 queued = invoke_api.invocations.pop(0)  # what Lambda would deliver
                 event = generalize(queued, bindings)
-                expected: dict[str, Any] = {"result": generalize(handler(queued, LocalContext()), bindings)}
+                answered = handler(queued, LocalContext())
+                _bind_minted(answered, bindings, minted)
+                expected: dict[str, Any] = {"result": generalize(answered, bindings)}
             else:
                 event = build_event(conversation, index, step)
                 seen = observed(handler(substitute(event, bindings), LocalContext()))
@@ -182,14 +190,19 @@ def _bind(
         session_id = seen["headers"]["mcp-session-id"]
         assert session_id, f"{where}: no session id minted"
         bindings[step.capture_session] = session_id
-    text = json.dumps(seen["body"])
+    _bind_minted(seen["body"], bindings, minted)
+    if step.capture_task:
+        bindings[step.capture_task] = seen["body"]["result"]["taskId"]
+
+
+def _bind_minted(body: Any, bindings: dict[str, str], minted: Mapping[str, re.Pattern[str]]) -> None:
+    """Bind each new value `minted` finds in an answer: `{{name}}`, then `{{name_2}}`, ..."""
+    text = json.dumps(body)
     for name, pattern in minted.items():
         for value in pattern.findall(text):
             if value not in bindings.values():
                 count = sum(bound.startswith(name) for bound in bindings)
                 bindings[name + (f"_{count + 1}" if count else "")] = value
-    if step.capture_task:
-        bindings[step.capture_task] = seen["body"]["result"]["taskId"]
 
 
 def _write(folder: Path, stem: str, event: dict[str, Any], expected: dict[str, Any]) -> Path:

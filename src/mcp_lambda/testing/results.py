@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tools.results import META_EXECUTION_ID, META_REPLAY
 from ..transport.sse import decode_sse
 from .errors import ProtocolError
 
@@ -209,6 +210,32 @@ class ToolCallResult(RoundResult):
     def retry_after_ms(self) -> int | None:
         """How long to wait before a retry, when the error result says so."""
         return self._error_field("retry_after_ms")
+
+    @property
+    def retry_strategy(self) -> dict[str, Any] | None:
+        """A retryable error result's backoff (`{kind, base_ms, max_ms, attempts}`), None otherwise."""
+        strategy = self._error_field("retry_strategy")
+        return strategy if isinstance(strategy, dict) else None
+
+    @property
+    def result_status(self) -> str | None:
+        """A success's `result_status` (`NO_MATCH_FOUND`, `PARTIAL`), None when it found what was asked for."""
+        structured = self.structured_content
+        found = structured.get("result_status") if isinstance(structured, dict) else None
+        return found if isinstance(found, str) and not self.is_error else None
+
+    @property
+    def execution_id(self) -> str | None:
+        """The call's execution id (`_meta`), the same for every retry of its tool_call_id."""
+        meta = self.result.get("_meta")
+        found = meta.get(META_EXECUTION_ID) if isinstance(meta, dict) else None
+        return found if isinstance(found, str) else None
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the result is a replay of a stored one (its `_meta` carries the replay marker)."""
+        meta = self.result.get("_meta")
+        return isinstance(meta, dict) and META_REPLAY in meta
 
     @property
     def details(self) -> dict[str, Any] | None:

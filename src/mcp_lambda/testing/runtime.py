@@ -43,11 +43,16 @@ def compose_handler(
     return lambda_handler(build_runtime(settings, business, secrets=secrets, invoker=invoker))
 
 
+# What the kit declares `ctx.http` may reach besides the business's own declarations: its loopback stand-ins.
+KIT_EGRESS = ("127.0.0.1",)
+
+
 def make_settings(
     business: Business, overrides: Mapping[str, Any] | None = None, issuer: LocalIssuer | None = None
 ) -> Settings:
     """The settings of a test: the defaults, then `overrides` (the variables' names in lower case, or the fields').
 
+    `EGRESS_ALLOW` is the kit's stand-ins (`KIT_EGRESS`, where `fake_service` listens) unless overridden.
     AUTH_MODE=jwt without AUTH_ISSUER trusts `issuer` (by default the process's shared `LocalIssuer`);
     AUTH_MODE=apigateway without one names `DEFAULT_ISSUER`.
 
@@ -64,7 +69,8 @@ def make_settings(
         KitError: An override is not a setting or not a valid value, or overrides contradict each other (the
             rules `Settings.from_env` applies, with its messages).
     """
-    values = {"business": business.name, **(overrides or {})}
+    # The kit's stand-in downstreams (`fake_service`) listen on 127.0.0.1: declared, as make run declares its own.
+    values = {"business": business.name, "egress_allow": KIT_EGRESS, **(overrides or {})}
     if values["business"] != business.name:
         raise KitError(f"settings name business {values['business']!r}, the client serves {business.name!r}")
     if values.get("auth_mode") == "jwt" and not values.get("auth_issuer"):

@@ -8,20 +8,31 @@ how a call runs is `mcp_lambda.calls`, where state lives `mcp_lambda.stores` —
 """
 
 from ..caller import Caller
-from ..downstream import HttpResponse
+from ..downstream import Egress, HttpResponse
 from .business import Business
 from .context import ToolContext
 from .decorator import tool
+from .enums import enum_meanings
 from .inputs import InputRequest, InputRequired, elicit, input_required, list_roots, sample
 from .options import ExactlyOnce, TaskConfig, ToolAnnotations
 from .prompts import PromptSpec, assistant, prompt, user
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec, resource, resource_template
-from .results import ResultCode, ToolResult, business_error, content_result, entities, execution_result, text
+from .results import (
+    ResultCode,
+    ResultStatus,
+    ToolResult,
+    business_error,
+    content_result,
+    entities,
+    execution_result,
+    text,
+)
 from .spec import ToolSpec
 
 __all__ = [
     "Business",
     "Caller",
+    "Egress",
     "ExactlyOnce",
     "HttpResponse",
     "InputRequest",
@@ -31,6 +42,7 @@ __all__ = [
     "ResourceSpec",
     "ResourceTemplateSpec",
     "ResultCode",
+    "ResultStatus",
     "TaskConfig",
     "ToolAnnotations",
     "ToolContext",
@@ -41,6 +53,7 @@ __all__ = [
     "content_result",
     "elicit",
     "entities",
+    "enum_meanings",
     "execution_result",
     "input_required",
     "list_roots",

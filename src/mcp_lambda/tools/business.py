@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ..downstream import Egress
 from ..errors import StartupError
 from .cards import CardViews
 from .decorator import ToolSpec
 from .prompts import PromptSpec
 from .resources import ResourceNotFound, ResourceSpec, ResourceTemplateSpec
 from .results import FRAMEWORK_CODES
+
+# Who receives the manifest's `llm_visible: false` values in structuredContent (docs/manifest.md).
+HiddenValues = Literal["card_clients", "all_clients"]
+HIDDEN_VALUES: tuple[str, ...] = ("card_clients", "all_clients")
 
 # completion/complete: (ref, argument name, partial value, context arguments) -> suggested values
 Completer = Callable[[dict[str, Any], str, str, dict[str, Any]], Sequence[str]]
@@ -50,10 +55,18 @@ class Business:
     # The secret keys its tools read with ctx.secret(...): what the deployed secret must hold (make run and the
     # smoke check name the missing ones; the test kit refuses any other key). None: not declared, not checked.
     secrets: Sequence[str] | None = None
+    # The downstreams its tools reach with ctx.http (docs/tools.md, "Egress"): host names, `*.domain` wildcards,
+    # addresses or networks, URLs, or `Egress(host, accepts_caller_token=True)`; or a function returning them,
+    # called at cold start (for a host that comes from the business's own settings). Nothing else is reached.
+    egress: Sequence[str | Egress] | Callable[[], Sequence[str | Egress]] = ()
     # Called each time a runtime is built for the business: once per container in Lambda; in tests for each
     # client and for each recorded or replayed conversation. Empty the business's in-memory state here, so
     # every conversation starts as a new container does.
     on_cold_start: Callable[[], None] | None = None
+    # Who receives the manifest's `llm_visible: false` values in structuredContent: "card_clients" (the default)
+    # only clients that render cards (the platform's 2024-11-05 sessions, MCP Apps hosts), so a host that hands
+    # structuredContent to its model never shows them to it; "all_clients" every client.
+    hidden_values: HiddenValues = "card_clients"
     # Lookup tables built from the lists above.
     _tools_by_name: dict[str, ToolSpec] = field(init=False, repr=False, compare=False)
     _prompts_by_name: dict[str, PromptSpec] = field(init=False, repr=False, compare=False)
@@ -87,10 +100,31 @@ class Business:
             raise BusinessDefinitionError(
                 f"business '{self.name}': secrets must be a list of key names, e.g. ['maps_api_key']"
             )
+        if isinstance(self.egress, str) or (
+            not callable(self.egress) and not all(isinstance(entry, str | Egress) for entry in self.egress)
+        ):
+            raise BusinessDefinitionError(
+                f"business '{self.name}': egress must be a list of hosts (or Egress entries), e.g. "
+                "['api.example.com'], or a function returning one"
+            )
+        if self.hidden_values not in HIDDEN_VALUES:
+            raise BusinessDefinitionError(
+                f"business '{self.name}': hidden_values must be one of {', '.join(HIDDEN_VALUES)}, "
+                f"not {self.hidden_values!r}"
+            )
         # frozen: the tables are set once, here, the way dataclasses itself sets fields
         object.__setattr__(self, "_tools_by_name", {spec.name: spec for spec in self.tools})
         object.__setattr__(self, "_prompts_by_name", {spec.name: spec for spec in self.prompts})
         object.__setattr__(self, "_resources_by_uri", {spec.uri: spec for spec in self.resources})
+
+    def declared_egress(self) -> list[str | Egress]:
+        """What the business declares it reaches (its `egress`, called when it is a function).
+
+        Returns:
+            The entries.
+        """
+        entries = self.egress() if callable(self.egress) else self.egress
+        return list(entries)
 
     def prompt(self, name: str) -> PromptSpec | None:
         """The prompt named `name`.

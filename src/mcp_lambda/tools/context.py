@@ -8,8 +8,8 @@ from typing import Any, Protocol
 
 from ..caller import Caller
 from ..deadlines import NO_DEADLINE, Deadline
-from ..downstream import HttpClient
-from ..observability import ToolLogger
+from ..downstream import CallerHttp, HttpClient
+from ..observability import ToolLogger, register_secret_value
 from ..platform_api import PlatformApiClient
 from ..secrets import NoSecrets, SecretSource, SecretUnavailable
 from ..trace_context import TraceContext
@@ -73,15 +73,17 @@ class ToolContext:
     # The authenticated caller (subject, issuer, scopes, the claims AUTH_CALLER_CLAIMS names); None if anonymous.
     # In a task's run it is the caller of the request that created the task.
     caller: Caller | None = None
-    # The caller's own bearer token, to call a downstream API on its behalf; never log it. None in a task's run
-    # (its worker invocation outlives the request, and the token may have expired by then).
+    # The caller's own bearer token (masked in every log line; a result carrying it is refused). `ctx.http` sends
+    # it only to a downstream declared `Egress(..., accepts_caller_token=True)` (docs/auth.md). None in a task's
+    # run (its worker invocation outlives the request, and the token may have expired by then).
     caller_token: str | None = field(default=None, repr=False)
     # Set when the call runs as a task (2026-07-28 tasks extension): its id, and the handle on its state.
     task_id: str | None = None
     task: TaskControl | None = None
     # When the answer must be on its way (see `remaining_ms`); `http` caps its timeouts by it.
     deadline: Deadline = NO_DEADLINE
-    http: HttpClient = field(default_factory=HttpClient)
+    # Outbound HTTP to the declared downstreams; the caller's token only to those that accept it.
+    http: CallerHttp | HttpClient = field(default_factory=lambda: HttpClient().on_behalf_of(None))
     # The caller's W3C trace context (SEP-414), when it sent one: its trace id is on the call's log lines, and
     # `http` sends each downstream request a child of it.
     trace: TraceContext | None = None
@@ -129,12 +131,14 @@ class ToolContext:
             name: The secret's key.
 
         Returns:
-            Its value; never log it.
+            Its value: masked in every log line from now on, and a result that carries it is refused (50040).
 
         Raises:
             SecretUnavailable: the secret is missing or cannot be read (left uncaught: error result 50020).
         """
-        return self.secrets.get(name)
+        value = self.secrets.get(name)
+        register_secret_value(value)
+        return value
 
     @property
     def progress_token(self) -> str | int | None:

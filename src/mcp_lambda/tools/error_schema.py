@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import SUGGESTED_ACTIONS
+from .advice import SUGGESTED_ACTIONS
 
 # The error object: `structuredContent` of every error result (isError: true), business or framework. Defined once
 # here and published under `$defs` of every tool's outputSchema (`admitting_errors`), so a client that validates
@@ -22,7 +22,19 @@ TOOL_ERROR_SCHEMA: dict[str, Any] = {
         "retry_after_ms": {
             "type": "integer",
             "minimum": 0,
-            "description": "How long to wait before a retry.",
+            "description": "How long to wait before a retry; 0 when retrying will not help.",
+        },
+        "retry_strategy": {
+            "type": "object",
+            "description": "How to space retries of a retryable error: wait base_ms, double each time (kind "
+            "exponential_backoff) up to max_ms, at most attempts tries.",
+            "properties": {
+                "kind": {"type": "string", "enum": ["exponential_backoff", "fixed"]},
+                "base_ms": {"type": "integer", "minimum": 0},
+                "max_ms": {"type": "integer", "minimum": 0},
+                "attempts": {"type": "integer", "minimum": 1},
+            },
+            "required": ["kind", "base_ms", "max_ms", "attempts"],
         },
         "details": {"type": "object", "description": "What the agent can act on, as data (business_error)."},
     },

@@ -4,7 +4,7 @@ from mcp_lambda.tools.errors import DownstreamUnavailable, DeadlineExceeded
 
 Every exception the framework raises derives from `McpLambdaError`, in one family each (`StartupError`,
 `StoreUnavailable`, `DownstreamError`, `ToolFailure`, `RequestRefused`). `ctx.http` raises `DownstreamUnavailable`
-(`CircuitOpen`), `DownstreamTimeout` and `ResponseTooLarge`; `ctx.platform_api` their `PlatformApiError`
+(`CircuitOpen`), `DownstreamTimeout`, `ResponseTooLarge` and `EgressRefused` (a host or address not declared); `ctx.platform_api` their `PlatformApiError`
 subclasses; `ctx.secret` `SecretUnavailable`. A tool that does not catch them gets the error result the framework's
 table gives each (50300, 50400, 50020, ...).
 """
@@ -15,6 +15,7 @@ from ..downstream import (
     DownstreamError,
     DownstreamTimeout,
     DownstreamUnavailable,
+    EgressRefused,
     ResponseTooLarge,
 )
 from ..errors import McpLambdaError, RequestRefused, StartupError, StoreUnavailable, ToolFailure
@@ -30,6 +31,7 @@ __all__ = [
     "DownstreamError",
     "DownstreamTimeout",
     "DownstreamUnavailable",
+    "EgressRefused",
     "McpLambdaError",
     "PlatformApiError",
     "PlatformApiTimeout",

@@ -8,13 +8,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
 from ..strict_json import strict_object
+from .advice import DEFAULT_RETRY_AFTER_MS, SUGGESTED_ACTIONS, RetryStrategy, retry_hints
+
+__all__ = [
+    "DEFAULT_RETRY_AFTER_MS",
+    "FRAMEWORK_CODES",
+    "META_EXECUTION_ID",
+    "META_REPLAY",
+    "RESULT_STATUSES",
+    "SUGGESTED_ACTIONS",
+    "ResultCode",
+    "ResultStatus",
+    "RetryStrategy",
+    "ToolResult",
+    "business_error",
+    "content_result",
+    "entities",
+    "error_advice",
+    "execution_result",
+    "retry_hints",
+    "system_error",
+    "text",
+]
 
 
 class ResultCode(IntEnum):
@@ -27,6 +49,7 @@ class ResultCode(IntEnum):
     TASK_REQUIRED_UNSUPPORTED = 40011
     KEY_REUSED = 40900  # exactly-once: the key was first used with other arguments
     CALL_IN_PROGRESS = 40910  # exactly-once: the key's first call is still running
+    EGRESS_REFUSED = 40310  # ctx.http: a host or address the business did not declare (or never reached)
     RATE_LIMITED = 42900
     INTERNAL_ERROR = (
         50000  # the tool failed unexpectedly (not JSON-RPC's -32603, `mcp_lambda.wire.INTERNAL_ERROR`)
@@ -36,15 +59,18 @@ class ResultCode(IntEnum):
     IDEMPOTENCY_STORE_UNAVAILABLE = (
         50030  # the exactly-once store cannot be reached: nothing ran, a retry is safe
     )
+    CREDENTIAL_IN_RESULT = 50040  # the result carried a secret or the caller's token: withheld
     DOWNSTREAM_UNAVAILABLE = 50300
     DEADLINE_EXCEEDED = 50400
 
 
 FRAMEWORK_CODES = frozenset(int(code) for code in ResultCode)
 
-# What an agent should do about an error result (docs/errors.md): route on this, not on the message.
-SUGGESTED_ACTIONS = ("fix_arguments", "ask_user", "wait_and_retry", "skip_and_continue", "escalate_to_human")
-DEFAULT_RETRY_AFTER_MS = 1000
+# The template's keys in a tools/call result's `_meta` (docs/tools.md, "Execution ids and replays"): the logical
+# call's execution id, on every result; and on a replayed result only, `{"firstFinishedAt": <ISO time>}`.
+META_EXECUTION_ID = "mcp-lambda/executionId"
+META_REPLAY = "mcp-lambda/replay"
+
 
 # Framework codes whose advice differs from their family's default (see `error_advice`).
 _ADVICE: dict[int, tuple[bool, str]] = {
@@ -53,6 +79,8 @@ _ADVICE: dict[int, tuple[bool, str]] = {
     ResultCode.TASK_REQUIRED_UNSUPPORTED: (False, "skip_and_continue"),
     ResultCode.RESULT_VIOLATES_MANIFEST: (False, "escalate_to_human"),
     ResultCode.SECRET_UNAVAILABLE: (False, "escalate_to_human"),
+    ResultCode.EGRESS_REFUSED: (False, "escalate_to_human"),
+    ResultCode.CREDENTIAL_IN_RESULT: (False, "escalate_to_human"),
 }
 
 
@@ -74,6 +102,19 @@ def error_advice(code: int) -> tuple[bool, str]:
     return False, "fix_arguments"
 
 
+class ResultStatus(StrEnum):
+    """What a result that ran fine says about what it found: `structuredContent.result_status` (docs/tools.md).
+
+    A result without one found what it was asked for. An agent branches on it instead of reading a title.
+    """
+
+    NO_MATCH_FOUND = "NO_MATCH_FOUND"  # the call ran fine and matched nothing
+    PARTIAL = "PARTIAL"  # the call ran fine but answers part of what was asked (a source missing, a cut list)
+
+
+RESULT_STATUSES = tuple(status.value for status in ResultStatus)
+
+
 class ToolResult(BaseModel):
     """What a tool returns: MCP `CallToolResult` content, `structuredContent` and the error flag.
 
@@ -91,15 +132,30 @@ class ToolResult(BaseModel):
     # projection (the builder cannot: only the manifest knows which fields the model may see). Never on the wire.
     sentence: str | None = None
     append_projection: bool = False
+    # The result's `_meta`, set by the framework (the call's execution id, a replay's marker: docs/tools.md).
+    meta: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """The result as tools/call answers it: `{"content", "structuredContent"?, "isError"?}`."""
+        """The result as tools/call answers it: `{"content", "structuredContent"?, "isError"?, "_meta"?}`."""
         wire: dict[str, Any] = {"content": list(self.content)}
         if self.structured_content is not None:
             wire["structuredContent"] = self.structured_content
         if self.is_error:
             wire["isError"] = True
+        if self.meta:
+            wire["_meta"] = dict(self.meta)
         return wire
+
+    def with_meta(self, **entries: Any) -> ToolResult:
+        """The same result with more `_meta` entries (the framework's: business code does not set `_meta`).
+
+        Args:
+            **entries: The `_meta` keys and values to add (or replace).
+
+        Returns:
+            A copy with those entries in `meta`.
+        """
+        return self.model_copy(update={"meta": {**(self.meta or {}), **entries}})
 
     def with_text(self, value: str) -> ToolResult:
         """The same result with its first text block's text replaced (the text the model reads).
@@ -140,7 +196,11 @@ def _json_text(value: Any) -> str:
 
 
 def entities(
-    items: Sequence[Mapping[str, Any]], text: str | None = None, *, append_projection: bool = True
+    items: Sequence[Mapping[str, Any]],
+    text: str | None = None,
+    *,
+    append_projection: bool = True,
+    result_status: ResultStatus | str | None = None,
 ) -> ToolResult:
     """An `entities` result: the things the tool found, as its manifest declares them (shown as cards).
 
@@ -153,16 +213,21 @@ def entities(
         text: The business's sentence, what the model reads first.
         append_projection: False when `text` already carries every id the model needs: the text is then
             `text` alone (a host that reads only text sees nothing more).
+        result_status: `ResultStatus.NO_MATCH_FOUND` when the call ran fine and matched nothing,
+            `ResultStatus.PARTIAL` when it answers only part of what was asked; None when it found what it was
+            asked for.
 
     Returns:
-        A result with `structuredContent = {"entities": [...]}`.
+        A result with `structuredContent = {"entities": [...], "result_status"?}`.
 
     Raises:
-        ValueError: `append_projection` is false and no `text` is given.
+        ValueError: `append_projection` is false and no `text` is given, or `result_status` is not a
+            `ResultStatus`.
     """
     if not append_projection and text is None:
         raise ValueError("entities(append_projection=False) needs the text the model reads")
-    structured = {"entities": [dict(item) for item in items]}
+    structured: dict[str, Any] = {"entities": [dict(item) for item in items]}
+    structured.update(_status_field(result_status))
     # Until the server applies the manifest, nothing is known to be hidden: the sentence and the whole result.
     shown = text if text is not None and not append_projection else sentence_and_json(text, structured)
     return ToolResult(
@@ -173,18 +238,32 @@ def entities(
     )
 
 
-def execution_result(result: Mapping[str, Any], text: str | None = None) -> ToolResult:
+def execution_result(
+    result: Mapping[str, Any], text: str | None = None, *, result_status: ResultStatus | str | None = None
+) -> ToolResult:
     """An `execution_result`: the outcome of an action (no entities, never a card).
 
     Args:
         result: The action's own result object, e.g. `{"success": True, "message": "Saved."}`.
         text: What the model reads first; defaults to the result as JSON.
+        result_status: As for `entities`: `NO_MATCH_FOUND` or `PARTIAL`, set as `structuredContent.result_status`.
 
     Returns:
-        A result with `structuredContent = result`.
+        A result with `structuredContent = result` (and its `result_status`).
+
+    Raises:
+        ValueError: `result_status` is not a `ResultStatus`.
     """
-    structured = dict(result)
+    structured = {**dict(result), **_status_field(result_status)}
     return ToolResult(content=[_text_block(text, structured)], structured_content=structured)
+
+
+def _status_field(status: ResultStatus | str | None) -> dict[str, str]:
+    if status is None:
+        return {}
+    if status not in RESULT_STATUSES:
+        raise ValueError(f"result_status must be one of {', '.join(RESULT_STATUSES)}")
+    return {"result_status": str(ResultStatus(status).value)}
 
 
 def business_error(
@@ -195,12 +274,14 @@ def business_error(
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
     details: Mapping[str, Any] | None = None,
+    retry_strategy: RetryStrategy | Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """A business's error result: `isError: true` and `structuredContent = {code, message, retryable,
-    suggested_action, retry_after_ms?, details?}`.
+    suggested_action, retry_after_ms, retry_strategy?, details?}`.
 
-    What is not given comes from the code's family (`error_advice`); `retry_after_ms` is present whenever the
-    error is retryable (default 1000).
+    What is not given comes from the code's family (`error_advice`); `retry_after_ms` is always there (default
+    1000 when retryable, 0 when retrying will not help), and a retryable error also carries `retry_strategy`
+    (default: exponential backoff from `retry_after_ms`, docs/errors.md).
 
     Args:
         code: The business's own code; any int but the framework's reserved `FRAMEWORK_CODES`.
@@ -210,6 +291,9 @@ def business_error(
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code family and `retryable`.
         details: What the agent can act on, as data rather than prose (the free slots, the nearest valid
             value): a JSON object with string keys and strict JSON values, sent as `structuredContent.details`.
+        retry_strategy: The backoff a retryable error asks for, e.g. `{"base_ms": 500, "max_ms": 8000,
+            "attempts": 4}` (`kind` `exponential_backoff`, the default, or `fixed`); default exponential from
+            `retry_after_ms` up to 30 s.
 
     Returns:
         The error-branch ToolResult.
@@ -225,7 +309,8 @@ def business_error(
             f"({', '.join(map(str, sorted(FRAMEWORK_CODES)))}); use a code of the business's own"
         )
     fields = {"details": strict_object(details, "business_error details")} if details is not None else None
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
+    strategy = RetryStrategy(**retry_strategy) if isinstance(retry_strategy, Mapping) else retry_strategy
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields, strategy)
 
 
 def system_error(
@@ -236,6 +321,7 @@ def system_error(
     retry_after_ms: int | None = None,
     suggested_action: str | None = None,
     fields: Mapping[str, Any] | None = None,
+    retry_strategy: RetryStrategy | None = None,
 ) -> ToolResult:
     """The framework's own error result: the wire shape of `business_error`, with a reserved code.
 
@@ -250,6 +336,7 @@ def system_error(
         suggested_action: One of `SUGGESTED_ACTIONS`; default by code and `retryable`.
         fields: More fields of `structuredContent` that say what was refused (e.g. `{"quota": "20/hour"}`);
             they never replace the fields above.
+        retry_strategy: The backoff a retryable error asks for; default exponential from `retry_after_ms`.
 
     Returns:
         The error-branch ToolResult.
@@ -260,7 +347,7 @@ def system_error(
     """
     if _int_code(code, "system_error") not in FRAMEWORK_CODES:
         raise ValueError(f"system_error code {code} is not a framework code; a business uses business_error")
-    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields)
+    return _error_result(code, message, retryable, retry_after_ms, suggested_action, fields, retry_strategy)
 
 
 def _int_code(code: Any, builder: str) -> int:
@@ -276,6 +363,7 @@ def _error_result(
     retry_after_ms: int | None,
     suggested_action: str | None,
     fields: Mapping[str, Any] | None = None,
+    strategy: RetryStrategy | None = None,
 ) -> ToolResult:
     default_retryable, default_action = error_advice(code)
     retryable = default_retryable if retryable is None else retryable
@@ -285,18 +373,14 @@ def _error_result(
         action = default_action if retryable == default_retryable else _action_for(retryable)
     if action not in SUGGESTED_ACTIONS:
         raise ValueError(f"suggested_action must be one of {', '.join(SUGGESTED_ACTIONS)}")
-    if retry_after_ms is not None and (
-        isinstance(retry_after_ms, bool) or not isinstance(retry_after_ms, int) or retry_after_ms < 0
-    ):
-        raise ValueError("retry_after_ms must be an integer >= 0")
+    hints = retry_hints(retryable, retry_after_ms, strategy)
     structured: dict[str, Any] = {
         "code": code,
         "message": message,
         "retryable": retryable,
         "suggested_action": action,
+        **hints,
     }
-    if retryable or retry_after_ms is not None:
-        structured["retry_after_ms"] = DEFAULT_RETRY_AFTER_MS if retry_after_ms is None else retry_after_ms
     for key, value in (fields or {}).items():
         structured.setdefault(key, value)
     return ToolResult(

@@ -11,9 +11,9 @@ from starlette.responses import Response
 
 from .. import deadlines
 from ..auth import Authenticator, AuthFailure
-from ..observability import ToolLogger
+from ..observability import ToolLogger, request_credentials
 from ..protocol import Inbound, McpServer, Outbound
-from ..protocol.jsonrpc import RpcError, error_response, recover_id
+from ..protocol.jsonrpc import RpcError, error_response, recover_id, retry_data
 from ..settings import Settings, milliseconds
 from ..wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVICE_UNAVAILABLE, UNAUTHORIZED
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
@@ -46,9 +46,10 @@ def http_error(
     message: str,
     headers: dict[str, str] | None = None,
     request_id: str | int | None = None,
+    data: Any = None,
 ) -> Response:
     """A JSON-RPC error with an HTTP status; the id is the request's when it could be read, else null."""
-    body = error_response(request_id, RpcError(code, message))
+    body = error_response(request_id, RpcError(code, message, data))
     return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
 
 
@@ -56,7 +57,8 @@ def refused(failure: AuthFailure, request_id: str | int | None = None) -> Respon
     """401 with the Bearer challenge (`invalid_token` when a token was offered), or 503 when the issuer fails."""
     if failure.status == 503:
         message = f"Service unavailable: {failure.reason}"
-        return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers, request_id)
+        data = retry_data(int(failure.headers.get("retry-after", "5")))  # as Retry-After says
+        return http_error(503, SERVICE_UNAVAILABLE, message, failure.headers, request_id, data)
     message = f"Unauthorized: {failure.reason}"
     return http_error(failure.status, UNAUTHORIZED, message, failure.headers, request_id)
 
@@ -98,8 +100,11 @@ class McpEndpoint:
         self.margin_ms = milliseconds(settings.deadline_margin)
 
     async def __call__(self, request: Request) -> Response:
-        # One deadline for everything this request does (tools, sessions, secrets, outbound calls).
-        with deadlines.active(self._deadline(request)):
+        # One deadline for everything this request does (tools, sessions, secrets, outbound calls); the caller's
+        # bearer token masked on every line written meanwhile (and forgotten after).
+        bearer = request.headers.get("authorization", "")
+        token = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
+        with deadlines.active(self._deadline(request)), request_credentials(token):
             outbound = await self._serve(request)
         if isinstance(outbound, Response):
             return outbound

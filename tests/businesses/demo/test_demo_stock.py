@@ -103,6 +103,10 @@ def test_an_unreachable_inventory_is_a_retryable_50300(monkeypatch: pytest.Monke
 
     assert result.is_error and result.code == 50300
     assert (result.retryable, result.suggested_action) == (True, "wait_and_retry")
+    # When to come back, and how to back off after that (so an agent does not hammer a recovering service).
+    assert result.retry_after_ms is not None and result.retry_strategy is not None
+    assert result.retry_strategy["kind"] == "exponential_backoff"
+    assert result.retry_strategy["base_ms"] == result.retry_after_ms <= result.retry_strategy["max_ms"]
 
 
 def test_a_failing_inventory_is_retried_then_50300(inventory: FakeService) -> None:

@@ -17,6 +17,7 @@ REPORT_KEYS = {
     "valid",
     "violations",
     "server_log",
+    "scopes",
     "model_view",
     "cards",
     "modifiable_lists",
@@ -114,8 +115,11 @@ def test_a_tool_call_id_shows_the_retry_replayed_with_the_same_subscription() ->
 
     assert replay["exactly_once"] is True and replay["replayed"] is True and replay["identical"] is True
     assert replay["tool_result"] == report["tool_result"]
+    assert set(replay["marker"]) == {"firstFinishedAt"} and replay["same_execution_id"] is True
     read_only = simulate("search_routes", {"origin": "guomao"}, tool_call_id=f"call-{uuid.uuid4()}")["replay"]
     assert read_only["exactly_once"] is False and read_only["replayed"] is False
+    # Ran again, so no marker; but one logical call: the same execution id.
+    assert read_only["marker"] is None and read_only["same_execution_id"] is True
 
 
 def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,6 +127,7 @@ def test_simulate_prints_the_retry_with_tool_call_id(capsys: pytest.CaptureFixtu
     assert main([*argv, "--tool-call-id", f"call-{uuid.uuid4()}"]) == 0
     out = capsys.readouterr().out
     assert "replayed: the tool did not run again" in out and "the result is identical" in out
+    assert '_meta marks it a replay: {"firstFinishedAt": ' in out and ": the same as the first" in out
 
 
 @pytest.mark.parametrize(
@@ -217,3 +222,18 @@ def test_a_result_that_breaks_the_manifest_is_reported_and_exits_1(
     assert report["tool_result"]["isError"] is True
     assert report["tool_result"]["structuredContent"]["code"] == 50010
     assert report["cards"] == [] and report["modifiable_lists"] == []
+
+
+def test_simulate_shows_a_scoped_field_only_to_a_caller_granted_its_scope() -> None:
+    granted, _ = evaluate("demo", "search_products", {"keyword": "cup"}, scopes=["catalogue:costs"])
+    anonymous, detail = evaluate("demo", "search_products", {"keyword": "cup"})
+
+    assert "supplier_cost_yuan" not in str(detail["raw_result"])  # not even the tool's own result, as shown
+
+    assert granted["scopes"] == ["catalogue:costs"] and anonymous["scopes"] == []
+    for report, shown in ((granted, True), (anonymous, False)):
+        [entity] = report["tool_result"]["structuredContent"]["entities"]
+        [seen] = report["model_view"]["entities"]
+        assert all(("supplier_cost_yuan" in item) is shown for item in entity["products"])
+        assert all(("supplier_cost_yuan" in item) is shown for item in seen["products"])
+        assert report["valid"] is True

@@ -79,6 +79,7 @@ def test_case_4_and_errors_never_make_cards(manifest: Manifest) -> None:
         "message": "缺少目的地",
         "retryable": False,
         "suggested_action": "fix_arguments",
+        "retry_after_ms": 0,
     }
     for tool, result in (("subscribe_product", done), ("search_routes", failed)):
         assert card_candidates(manifest, tool, result) == []

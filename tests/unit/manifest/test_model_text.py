@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from mcp_lambda.manifest import BoundManifest, load_manifest
-from mcp_lambda.manifest.visibility import leaked_fields, model_projection
+from mcp_lambda.manifest.leaks import leaked_fields
+from mcp_lambda.manifest.visibility import model_projection
 from mcp_lambda.tools import business_error, entities, execution_result
 
 SEED = Path(__file__).resolve().parents[2] / "fixtures" / "manifests" / "valid" / "seed_cases.yaml"

@@ -40,6 +40,8 @@ function capabilities() {
   for (const box of document.querySelectorAll("input[name=capability]:checked")) {
     // Tasks are an extension (SEP-2663): declared under `extensions`, not as a capability of their own.
     if (box.value === "tasks") declared.extensions = { ...declared.extensions, [TASKS_EXTENSION]: {} };
+    // A client that renders cards gets the card's hidden values; one that does not gets what the model may see.
+    else if (box.value === "ui") declared.extensions = { ...declared.extensions, ...UI_CAPABILITIES.extensions };
     else declared[box.value] = {};
   }
   return declared;
@@ -65,7 +67,7 @@ async function connect() {
   $("business-title").textContent = server.title ?? state.info?.title ?? "MCP simulator";
   const session = client.sessionId ? `, session ${client.sessionId.slice(0, 8)}…` : ", no session";
   replace($("business-meta"),
-    `business ${state.info?.business ?? server.name} ${server.version ?? ""} · protocol ${client.negotiated ?? MODERN}${session} · manifest `,
+    `business ${state.info?.business ?? server.name} ${server.version ?? ""} · protocol ${client.negotiated ?? MODERN}${session} · caller scopes ${state.info?.scopes?.join(" ") || "none"} · manifest `,
     el("code", {}, state.info?.manifest ?? "none (results unchecked)"));
   renderToolList();
   renderSkillList(client);

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from ..durations import DurationMs, DurationSeconds
-from .base import conflict
+from .base import comma_separated, conflict
 
 
 class TimeoutsSection(BaseModel):
@@ -64,6 +64,13 @@ class OutboundSection(BaseModel):
         description="the platform OpenAPI base domain, read at start (called like `ctx.http`: "
         "`HTTP_TIMEOUT_MS`, idempotent calls retried on 429/5xx, a POST only with `idempotent=True`)",
     )
+    egress_allow: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="downstreams `ctx.http` may reach besides those the business declares in its code, "
+        "comma-separated: host names, `*.domain` wildcards, addresses, networks (`10.0.0.0/16`: private addresses "
+        "are reached only inside a declared network) or URLs, each optionally `:port`; link-local and metadata "
+        "addresses never; template `EgressAllow`",
+    )
     http_timeout: DurationMs = Field(
         timedelta(seconds=3),
         validation_alias="http_timeout_ms",
@@ -100,6 +107,11 @@ class OutboundSection(BaseModel):
         '`"N/period"` (e.g. `{"subscribe_product": "50/hour"}`), or `null` to switch a tool\'s quota off; '
         "a bad rate or a tool the business does not have stops the start; template `ToolQuotas`",
     )
+
+    @field_validator("egress_allow", mode="before")
+    @classmethod
+    def _egress_list(cls, value: Any) -> Any:
+        return comma_separated(value)
 
     @field_validator("tool_quotas", mode="before")
     @classmethod
