@@ -32,8 +32,8 @@ $(VENV)/.installed: $(VENV)/.installed-run
 venv-run: $(VENV)/.installed-run ## create the virtualenv with the runtime dependencies only
 venv: $(VENV)/.installed ## create the virtualenv and install everything (tests, linters, RELOAD=1)
 
-run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler; RELOAD=1 restarts on changes; WORKERS=n; SCOPES=a,b grants every request those scopes
-	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload) $(if $(SCOPES),--scopes "$(SCOPES)")
+run: $(if $(RELOAD),venv,venv-run) ## serve BUSINESS at http://HOST:PORT/mcp through the Lambda handler; RELOAD=1 restarts on changes; WORKERS=n; SCOPES=a,b grants every request those scopes; INVOKE_PORT, INVENTORY_PORT (default PORT+1, PORT+2; 0: any)
+	BUSINESS=$(BUSINESS) $(PY) -m mcp_lambda_dev.local.server --host $(HOST) --port $(PORT) --workers $(WORKERS) $(if $(RELOAD),--reload) $(if $(SCOPES),--scopes "$(SCOPES)") $(if $(INVOKE_PORT),--invoke-port $(INVOKE_PORT)) $(if $(INVENTORY_PORT),--inventory-port $(INVENTORY_PORT))
 
 # stdout is the protocol stream: the venv step's output goes to stderr and nothing here echoes a command.
 # Like `make run`, it needs the runtime dependencies only; the first start says why it takes a while.

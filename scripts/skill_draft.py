@@ -161,6 +161,11 @@ def draft_text(name: str, business: Business, manifest: Manifest | None, skill: 
                 "- It can run in the background as a task: tell the user it is being prepared and that you will "
                 "share the result when it is ready; do not call it again meanwhile."
             )
+            out.append(
+                "- When it answers that it started a job (`job_id` in its result), call `get_job_status` with "
+                "that `job_id` until the state is no longer `working`: its result is then this tool's own. If the "
+                "user no longer wants it, call `cancel_job` with the `job_id`."
+            )
         entry = manifest.tools.get(spec.name) if manifest else None
         if entry is not None and manifest is not None:
             if entry.output.kind == "execution_result":

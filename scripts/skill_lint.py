@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp_lambda.manifest import parse_manifest
 from mcp_lambda.manifest.models import FieldSpec
+from mcp_lambda.protocol.task_extension import JOB_TOOLS
 from mcp_lambda.secrets import ENV_FILE, parse_env_file
 from mcp_lambda.skills.catalog import skill_folders
 from mcp_lambda.skills.lint import BusinessFacts, SkillProblem, lint_skills
@@ -87,6 +88,10 @@ def field_names(fields: dict[str, FieldSpec]) -> Iterator[tuple[str, bool]]:
             yield from field_names(spec.items.properties)
 
 
+# What a job's answers name (mcp_lambda/protocol/jobs.py): a skill teaching the follow-up may say them.
+JOB_NAMES = ("job_id", "state", "working", "completed", "cancelled", "failed")
+
+
 def facts_of(name: str, business: Business, env_file: Path = ENV_FILE) -> BusinessFacts:
     """What the skills of `business` are checked against."""
     names: set[str] = set(FRAMEWORK_NAMES)
@@ -103,8 +108,12 @@ def facts_of(name: str, business: Business, env_file: Path = ENV_FILE) -> Busine
             for field, llm_visible in field_names(entity.fields):
                 (visible if llm_visible else hidden).add(field)
     secrets = parse_env_file(env_file.read_text(encoding="utf-8")) if env_file.exists() else {}
+    tools = {spec.name for spec in business.tools}
+    if any(spec.task != "forbidden" for spec in business.tools):  # a session client follows them as jobs
+        tools.update(JOB_TOOLS)
+        names.update(JOB_NAMES)
     return BusinessFacts(
-        tools=frozenset(spec.name for spec in business.tools),
+        tools=frozenset(tools),
         names=frozenset(names | visible),
         hidden_fields=frozenset(hidden - visible),
         secret_values=frozenset(value for value in secrets.values() if value),

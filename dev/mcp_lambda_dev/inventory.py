@@ -87,13 +87,16 @@ class InventoryHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def running_inventory() -> Iterator[str]:
-    """Serve the stand-in inventory on a free 127.0.0.1 port for the duration of the block.
+def running_inventory(port: int = 0) -> Iterator[str]:
+    """Serve the stand-in inventory on 127.0.0.1 and `port` (0: a free one) for the duration of the block.
+
+    Args:
+        port: The port to listen on; OSError when it is taken.
 
     Yields:
         Its base URL, `http://127.0.0.1:<port>` (what `DEMO_INVENTORY_URL` should say).
     """
-    server = ThreadingHTTPServer(("127.0.0.1", 0), InventoryHandler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), InventoryHandler)
     server.daemon_threads = True  # a slow answer in progress never holds up the exit
     server.block_on_close = False
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
@@ -106,12 +109,13 @@ def running_inventory() -> Iterator[str]:
 
 
 @contextmanager
-def demo_inventory(business: str) -> Iterator[str | None]:
+def demo_inventory(business: str, port: int = 0) -> Iterator[str | None]:
     """For the demo with `DEMO_INVENTORY_URL` unset: run the stand-in, point the variable at it and declare it
     (`EGRESS_ALLOW`, make run's own declaration of its stand-in) meanwhile.
 
     Args:
         business: The business being served; any other than `demo` gets nothing.
+        port: The stand-in's port (0: a free one).
 
     Yields:
         The stand-in's URL, or None when none was started (another business, or the variable already set).
@@ -120,7 +124,7 @@ def demo_inventory(business: str) -> Iterator[str | None]:
         yield None
         return
     declared = os.environ.get(EGRESS_VARIABLE)
-    with running_inventory() as url:
+    with running_inventory(port) as url:
         os.environ[INVENTORY_VARIABLE] = url
         os.environ[EGRESS_VARIABLE] = f"{declared},{url}" if declared else url
         try:

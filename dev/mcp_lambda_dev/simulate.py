@@ -163,7 +163,8 @@ def evaluate(
     from mcp_lambda.settings import get_settings
 
     business = load_business(business_name)
-    if business.tool(tool) is None:
+    spec = business.tool(tool)
+    if spec is None:
         known = [spec.name for spec in business.tools]
         raise CannotSimulate(
             f"business '{business.name}' has no tool '{tool}'{did_you_mean(tool, known)}; "
@@ -187,6 +188,9 @@ def evaluate(
         import mcp_lambda.handler  # noqa: F401  (the cold start creates the server's logger)
 
         with server_log(business.name) as log:
+            as_view = (
+                not spec.model_visible
+            )  # an app-only tool: only a card's view calls it (the client renders cards)
             client = simulated_client(scopes)
             status, reply = call_through_handler(tool, arguments, tool_call_id, client)
             if tool_call_id:
@@ -194,7 +198,12 @@ def evaluate(
                 _, retry = call_through_handler(tool, arguments, tool_call_id, client)
                 ran_again = len(seen) > checked
     granted = frozenset(scopes or ())
-    detail: dict[str, Any] = {"http_status": status, "manifest": str(path), "rpc_error": reply.get("error")}
+    detail: dict[str, Any] = {
+        "http_status": status,
+        "manifest": str(path),
+        "rpc_error": reply.get("error"),
+        "called_as_view": as_view,
+    }
     result = reply.get("result") or {}
     detail["result_type"] = result.get("resultType")
     tool_result = {key: result[key] for key in ("content", "structuredContent", "isError") if key in result}
@@ -254,6 +263,10 @@ def render_text(tool: str, arguments: dict[str, Any], report: dict[str, Any], de
     out: list[str] = []
     call = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     out.append(f"{tool}({call})  ->  HTTP {detail['http_status']}, resultType {detail['result_type']}")
+    if detail.get("called_as_view"):
+        out.append(
+            f'{tool} is app-only (visibility ["app"]): called as a card\'s view calls it, declaring MCP Apps'
+        )
     out.append(f"manifest: {detail['manifest']}")
     held = (
         ", ".join(report["scopes"]) or "none (fields with requires_scope are removed; SCOPES=a,b grants some)"

@@ -30,6 +30,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from mcp_lambda.app import log_server_started
 from mcp_lambda.composition import build_server
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
@@ -223,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     reader, writer = claim_standard_streams()  # first: nothing may write to the protocol stream
     if args.business:
         os.environ["BUSINESS"] = args.business
+    os.environ["SERVED_AT"] = "stdio"  # the start-up line names what it serves
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     log_format.install()
@@ -240,10 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     except StartupError as exc:  # a setting, the business, a tool signature or the manifest
         print(f"stdio: {exc}", file=sys.stderr)
         return 2
-    logger.info(
-        "server_started",
-        extra={"event": "server_started", "version": business.version, "transport": "stdio"},
-    )
+    log_server_started(logger, business, settings)
     try:
         StdioTransport(server, logger, settings.max_body_bytes).serve(reader, writer)
     except KeyboardInterrupt:  # Ctrl-C when started by hand in a terminal

@@ -75,13 +75,36 @@ def create_app(settings: Settings, business: Business, server: McpServer, logger
         error_id = log_internal_error(logger, "unhandled_error", exc)
         return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
 
+    log_server_started(logger, business, settings)
+    return app
+
+
+def served_at(settings: Settings) -> str:
+    """Where this process serves MCP: `SERVED_AT` (make run's URL, make stdio's `stdio`), else the Lambda
+    function's name, else `in-process` (a test kit's handler)."""
+    if settings.served_at:
+        return settings.served_at
+    if settings.aws_lambda_function_name:
+        return f"lambda:{settings.aws_lambda_function_name}"
+    return "in-process"
+
+
+def log_server_started(logger: ToolLogger, business: Business, settings: Settings) -> None:
+    """The one start-up line: where it serves, the version, the environment and the tool count (never the
+    value of a variable beyond these).
+
+    Args:
+        logger: The business's logger.
+        business: The business served.
+        settings: The process's settings.
+    """
     logger.info(
         "server_started",
         extra={
             "event": "server_started",
+            "endpoint": served_at(settings),
             "version": business.version,
             "environment": settings.environment,
             "tool_count": len(business.tools),
         },
     )
-    return app

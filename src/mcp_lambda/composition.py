@@ -11,7 +11,7 @@ import asyncio
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .app import create_app
 from .apps import CardViewSet
@@ -35,7 +35,7 @@ from .protocol.modern import ModernEra
 from .protocol.rounds import Rounds
 from .protocol.server import McpServer, server_info_of
 from .protocol.skills import SkillMethods
-from .protocol.task_extension import TaskApi, TasksOnFirstUse
+from .protocol.task_extension import JOB_TOOLS, JobApi, JobsOnFirstUse, TaskApi, TasksOnFirstUse
 from .secrets import build_secret_source
 from .settings import Settings, get_settings, milliseconds, seconds
 from .skills import load_catalog
@@ -218,7 +218,14 @@ def build_server(
         seconds(settings.idempotency_ttl),
     )
     task_methods = None
+    job_methods = None
     if any(spec.task != "forbidden" for spec in business.tools):
+        taken = sorted(name for name in JOB_TOOLS if business.tool(name) is not None)
+        if taken:  # a session client follows a long tool's job with the framework's tools of these names
+            raise BusinessDefinitionError(
+                f"business '{business.name}' has a long-running tool, so the framework serves "
+                f"{' and '.join(JOB_TOOLS)} to session clients; rename its own {', '.join(taken)}"
+            )
 
         def build_task_methods() -> TaskApi:
             from .calls.task_invoke import LambdaInvoker  # the first task request loads them
@@ -245,9 +252,27 @@ def build_server(
             )
 
         task_methods = TasksOnFirstUse(build_task_methods)
+        lazy_tasks = task_methods
+
+        def build_job_methods() -> JobApi:
+            from .protocol.jobs import JobMethods
+            from .protocol.tasks import TaskMethods
+
+            return JobMethods(cast(TaskMethods, lazy_tasks.methods()))
+
+        job_methods = JobsOnFirstUse(build_job_methods)
     page_size = settings.tools_page_size
     tools = ToolMethods(
-        business, calls, contexts, rounds, page_size, output_schemas, task_methods, apps, delivery
+        business,
+        calls,
+        contexts,
+        rounds,
+        page_size,
+        output_schemas,
+        task_methods,
+        apps,
+        delivery,
+        job_methods,
     )
     catalog = load_catalog(business.skills)  # read once, at cold start (SkillError: nothing is served)
     skills = SkillMethods(catalog, page_size) if catalog else None

@@ -28,6 +28,10 @@ class DeadlineExceeded(ToolFailure):
     """The request's deadline passed before the work finished (the work itself may still be running)."""
 
 
+class RequestCancelled(DeadlineExceeded):
+    """The client cancelled the request (`notifications/cancelled`, `tasks/cancel`) while the work waited."""
+
+
 @dataclass(frozen=True)
 class Deadline:
     """A point on the monotonic clock (`time.monotonic()`); `math.inf` means none."""
@@ -57,6 +61,10 @@ class Deadline:
 
 NO_DEADLINE = Deadline()
 _CURRENT: ContextVar[Deadline] = ContextVar("mcp_lambda_deadline", default=NO_DEADLINE)
+# Whether the client has cancelled the request being served (None: it cannot, or nobody asks).
+_CANCELLED: ContextVar[Callable[[], bool] | None] = ContextVar("mcp_lambda_cancelled", default=None)
+# How often a wait asks whether the request was cancelled (each ask may read a store).
+CANCEL_CHECK_SECONDS = 0.5
 
 
 def current() -> Deadline:
@@ -72,6 +80,35 @@ def active(deadline: Deadline) -> Iterator[Deadline]:
         yield deadline
     finally:
         _CURRENT.reset(token)
+
+
+@contextmanager
+def cancellable(probe: Callable[[], bool] | None) -> Iterator[None]:
+    """Make `probe` (true once the client cancelled) the current request's for the duration of the block, so
+    the waits of the clients called meanwhile (`ctx.http`) stop as soon as it says so."""
+    token = _CANCELLED.set(probe)
+    try:
+        yield
+    finally:
+        _CANCELLED.reset(token)
+
+
+def call_within(timeout_seconds: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` on a daemon worker thread, waited for at most `timeout_seconds` (TimeoutError),
+    and no longer once the current request is cancelled (RequestCancelled; the thread is abandoned)."""
+    future = WORKERS.submit(fn, *args, **kwargs)
+    probe = _CANCELLED.get()
+    if probe is None:
+        return future.result(timeout=max(0.0, timeout_seconds))
+    end = time.monotonic() + max(0.0, timeout_seconds)
+    while True:
+        if probe():
+            raise RequestCancelled("the client cancelled the request while it waited")
+        try:
+            return future.result(timeout=max(0.0, min(end - time.monotonic(), CANCEL_CHECK_SECONDS)))
+        except TimeoutError:
+            if future.done() or time.monotonic() >= end:
+                return future.result(timeout=0)
 
 
 def request_deadline(lambda_remaining_ms: float | None, request_deadline_ms: int, margin_ms: int) -> Deadline:

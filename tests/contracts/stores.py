@@ -23,6 +23,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from mcp_lambda.stores import BACKENDS
 from mcp_lambda.stores.sessions import Session, SessionIdTaken, open_session
+from mcp_lambda.stores.sessions.base import MAX_CANCELLED
 from mcp_lambda.stores.tasks import Task, TaskIdTaken, open_task
 
 
@@ -70,6 +71,23 @@ class SessionStoreContract:
         store.set_log_level(session.session_id, "warning")
         found = store.get(session.session_id)
         assert found is not None and found.log_level == "warning"
+
+    def test_cancelled_requests_are_kept_up_to_the_limit_and_survive_a_touch(self, store: Any) -> None:
+        session = self._session()
+        store.create(session)
+        read_before = store.get(session.session_id)
+        store.cancel_request(session.session_id, '"req-1"')
+        store.cancel_request(session.session_id, "7")
+        store.cancel_request(session.session_id, "7")  # a repeated notification
+        assert read_before is not None
+        store.touch(read_before.model_copy(update={"expires_at": read_before.expires_at - 10_000}))
+        found = store.get(session.session_id)
+        assert found is not None and found.cancelled_requests == {'"req-1"', "7"}
+        for number in range(100, 100 + MAX_CANCELLED):
+            store.cancel_request(session.session_id, str(number))
+        full = store.get(session.session_id)
+        assert full is not None and len(full.cancelled_requests) == MAX_CANCELLED
+        store.cancel_request("no-such-session", "1")  # nothing to remember it for: no error
 
 
 class ExactlyOnceStoreContract:

@@ -44,6 +44,9 @@ def _env(**extra: str) -> dict[str, str]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO)]),
+        # The side ports on free ones (asked for), never PORT+1 and +2 of a free PORT, which may be taken.
+        "INVOKE_PORT": "0",
+        "INVENTORY_PORT": "0",
         **extra,
     }
     for name in ("BUSINESS", "MANIFEST_DIR", "MAX_BODY_BYTES"):
@@ -167,6 +170,50 @@ def test_a_port_in_use_is_one_line_before_start_up_suggesting_a_free_one() -> No
     assert "Traceback" not in done.stdout + done.stderr
 
 
+def test_a_taken_invoke_port_is_one_line_naming_its_variable() -> None:
+    first, second = _two_consecutive_ports_taken()
+    taken = first.getsockname()[1]
+    with first, second:
+        done = _start_failure("--invoke-port", str(taken), POWERTOOLS_LOG_LEVEL="INFO")
+    [line] = done.stderr.splitlines()
+    assert done.returncode != 0
+    assert line.startswith(
+        f"make run: the local Lambda Invoke API's port {taken} on 127.0.0.1 is already in use"
+    )
+    assert "make run INVOKE_PORT=" in line and "Traceback" not in done.stderr
+
+
+def test_the_side_ports_are_the_ones_asked_for_and_the_start_up_line_names_the_url(tmp_path: Path) -> None:
+    invoke_port, inventory_port = free_port(), free_port()
+    output = tmp_path / "out.log"
+    env = {
+        "INVOKE_PORT": str(invoke_port),
+        "INVENTORY_PORT": str(inventory_port),
+        "POWERTOOLS_LOG_LEVEL": "INFO",
+        "LOG_FORMAT": "json",
+    }
+    with running_server("demo", output=output, **env) as url:
+        pass
+    printed = output.read_text()  # once the server has stopped: its log lines are all written
+    [started] = [json.loads(line) for line in printed.splitlines() if '"server_started"' in line]
+    assert f"local Lambda Invoke API at http://127.0.0.1:{invoke_port}" in printed
+    assert f"stand-in inventory at http://127.0.0.1:{inventory_port}" in printed
+    assert started["endpoint"] == url and started["tool_count"] == 8 and started["environment"]
+    assert set(started) <= {
+        "level",
+        "message",
+        "timestamp",
+        "service",
+        "event",
+        "endpoint",
+        "version",
+        "environment",
+        "tool_count",
+        "correlation_id",
+        "xray_trace_id",
+    }
+
+
 def test_a_manifest_dir_without_the_business_manifest_refuses_to_start(tmp_path: Path) -> None:
     done = _start_failure(MANIFEST_DIR=str(tmp_path))
     assert done.returncode != 0
@@ -204,7 +251,7 @@ def test_a_business_no_manifest_describes_starts_saying_its_results_are_unchecke
 
 def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:
     done = subprocess.run(
-        ["make", "--no-print-directory", "run", "BUSINESS=nobiz", f"PORT={free_port()}"],
+        ["make", "--no-print-directory", "run", "BUSINESS=nobiz", f"PORT={free_port()}", "INVOKE_PORT=0"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -110,8 +110,10 @@ def test_a_legacy_session_of_the_official_client_reads_the_skill_files_as_resour
     assert text.startswith("---\nname: plan-a-day-out\n")
 
 
-def test_the_inspector_verifies_every_served_skill(server_url: str) -> None:
-    command = [str(INSPECTOR), server_url, "--transport", "http", "--protocol-era", "modern"]
+@pytest.mark.parametrize("era", [[], ["--protocol-era", "modern"]], ids=["default-2025-11-25", "modern"])
+def test_the_inspector_verifies_every_served_skill(server_url: str, era: list[str]) -> None:
+    # By default the Inspector opens a 2025-11-25 session and finds the extension in the initialize result.
+    command = [str(INSPECTOR), server_url, "--transport", "http", *era]
     command += ["--method", "skills/list", "--verify", "--require-digests"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

@@ -80,6 +80,8 @@ def test_official_client_lists_and_calls_tools_over_stdio(mode: str, tmp_path: P
         "list_subscriptions",
         "check_stock",
         "export_trip_plan",
+        # A session also lists the framework's job tools: export_trip_plan runs as a job there.
+        *(["get_job_status", "cancel_job"] if EXPECTED_VERSION[mode] != "2026-07-28" else []),
     ]
     result = seen["result"]
     assert not result.is_error
@@ -259,6 +261,9 @@ def test_2026_requests_need_no_headers_and_both_eras_share_the_process() -> None
     assert modern["resultType"] == "complete" and not modern.get("isError")
     assert modern["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "demo"
     assert "resultType" not in answers[7]["result"] and answers[7]["result"]["tools"]
+    started = [line for line in stderr.splitlines() if "server_started" in line]
+    assert len(started) == 1  # the start-up line names what it serves (JSON or make's text format)
+    assert '"endpoint":"stdio"' in started[0] or "endpoint=stdio" in started[0]
 
 
 def test_notifications_go_out_before_the_response_and_prints_go_to_stderr() -> None:

@@ -297,3 +297,16 @@ def test_unticking_cards_shows_what_a_client_without_cards_receives(demo_page: P
     page.get_by_label("cards (MCP Apps extension)").check()
     page.get_by_role("button", name="Reconnect").click()
     demo_page.expect(page.locator("#status")).to_contain_text("8 tools")
+
+
+def test_an_app_only_tool_is_listed_and_called_as_a_view_calls_it(demo_page: Page) -> None:
+    page = demo_page.page
+    demo_page.pick("refresh_route")
+    page.get_by_label("route_id").fill("route_guomao_capital_airport_t3_taxi_any-day")
+    demo_page.call("refresh_route")
+
+    request = json.loads(page.locator("#raw .exchange .request").first.text_content() or "")
+    declared = request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert "text/html;profile=mcp-app" in declared["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"]
+    demo_page.expect(page.locator("#verdict")).to_contain_text("VALID")
+    demo_page.expect(page.locator("#cards .widget-id")).to_have_text(["route_result_card"])

@@ -20,8 +20,9 @@ def test_the_demo_skills_are_listed_beside_its_tools_and_readable(
 ) -> None:
     page = Page(browser, demo_url, screenshots)
     try:
-        # The page declares cards (MCP Apps) by default: the app-only refresh_route is listed too.
+        # The 7 tools a model sees, and the app-only refresh_route the page calls as a view would.
         page.expect(page.page.locator("#status")).to_contain_text("8 tools, 2 skills")
+        page.expect(page.page.locator("button[data-tool='refresh_route']")).to_contain_text("app-only")
         buttons = page.page.locator("#skill-list button")
         page.expect(buttons).to_have_count(2)
         page.expect(buttons.first).to_contain_text("plan-a-day-out")
@@ -38,12 +39,17 @@ def test_the_demo_skills_are_listed_beside_its_tools_and_readable(
         page.close()
 
 
-def test_a_legacy_session_says_where_the_skills_are(browser: Any, demo_url: str, screenshots: Path) -> None:
+def test_a_legacy_session_lists_the_skills_its_initialize_declares(
+    browser: Any, demo_url: str, screenshots: Path
+) -> None:
     page = Page(browser, demo_url, screenshots)
     try:
         page.page.locator("#mode").select_option("2025-11-25")
         page.page.get_by_role("button", name="Reconnect").click()
-        page.expect(page.page.locator("#status")).to_contain_text("Connected at 2025-11-25")
-        page.expect(page.page.locator("#skill-list")).to_contain_text("plain skill:// resources")
+        # The 7 tools, the 2 job tools of a session (export_trip_plan runs as a job) and the app-only one.
+        page.expect(page.page.locator("#status")).to_contain_text(
+            "Connected at 2025-11-25: 10 tools, 2 skills"
+        )
+        page.expect(page.page.locator("#skill-list button")).to_have_count(2)
     finally:
         page.close()

@@ -62,6 +62,7 @@ EXPECTED: dict[str, tuple[type[BaseException], tuple[type[BaseException], ...]]]
     # Tool failures
     "mcp_lambda.downstream.errors.EgressRefused": (ToolFailure, ()),
     "mcp_lambda.deadlines.DeadlineExceeded": (ToolFailure, ()),
+    "mcp_lambda.deadlines.RequestCancelled": (ToolFailure, ()),
     "mcp_lambda.secrets.SecretUnavailable": (ToolFailure, (LookupError,)),
     "mcp_lambda.tools.resources.ResourceNotFound": (ToolFailure, (LookupError,)),
     "mcp_lambda.calls.rate_limits.RateLimited": (ToolFailure, ()),

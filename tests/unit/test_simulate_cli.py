@@ -48,6 +48,15 @@ def test_a_valid_result_says_the_tool_ran() -> None:
     assert done.returncode == 0 and report["verdict"] == "valid" and report["server_log"] == []
 
 
+def test_an_app_only_tool_is_called_as_a_view_calls_it() -> None:
+    route = "route_guomao_capital_airport_t3_taxi_any-day"
+    done = _make_simulate("TOOL=refresh_route", f'ARGS={{"route_id": "{route}"}}')
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "refresh_route is app-only" in done.stdout and "Unknown tool" not in done.stdout
+    assert "Verdict: VALID" in done.stdout and "widget route_result_card" in done.stdout
+
+
 def test_a_missing_secret_shows_its_name_and_where_it_was_looked_for(tmp_path: Path) -> None:
     (tmp_path / "businesses" / "vault").mkdir(parents=True)
     (tmp_path / "businesses" / "vault" / "__init__.py").write_text(VAULT)

@@ -25,6 +25,7 @@ def test_the_draft_says_what_the_framework_knows_and_passes_the_lint(tmp_path: P
     assert "`duration_minutes` (Door-to-door minutes)" in text  # visible fields, with what they mean
     assert "- Never name `entity_type`, `deeplink` to the user" in text  # hidden ones, never to be named
     assert "It can run in the background as a task" in text  # export_trip_plan
+    assert "call `get_job_status` with that `job_id`" in text  # its follow-up as a job, in a session
     assert "| 40001 | missing destination | ask user |" in text  # codes with their suggested action
     assert "| 50101 | inventory not configured | skip and continue |" in text  # the call site's own action
     facts = facts_of("demo", load_business("demo"), env_file=tmp_path / "none")

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.support.handlers import build_handler
+from tests.support.task_business import TASK_BUSINESS
 from tests.support.wire import modern_headers, modern_request
 
 from mcp_lambda.composition import load_business
@@ -135,11 +136,31 @@ def test_skills_list_pages_whole_entries() -> None:
     assert modern.rpc("skills/list", {"cursor": "not-ours"}).error["code"] == -32602
 
 
+@pytest.mark.parametrize("revision", ["2024-11-05", "2025-11-25"])
+def test_a_session_initialize_declares_the_extensions_it_serves(
+    demo_client: McpTestClient, revision: str
+) -> None:
+    ui = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
+    plain = demo_client.clone(era=revision).initialize().result["capabilities"]
+    assert plain["extensions"] == {EXTENSION: {"directoryRead": True}}  # no views for a client without them
+    host = demo_client.clone(era=revision).initialize(capabilities=ui).result["capabilities"]
+    assert host["extensions"] == {
+        EXTENSION: {"directoryRead": True},
+        "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+    }
+
+
+def test_a_business_without_skills_or_views_declares_no_extensions() -> None:
+    client = McpTestClient.over_handler(build_handler(TASK_BUSINESS))
+    capabilities = client.clone(era="2025-11-25").initialize().result["capabilities"]
+    assert "extensions" not in capabilities
+
+
 def test_a_session_client_gets_the_skill_files_as_plain_resources(demo_client: McpTestClient) -> None:
     session = demo_client.clone(era="2025-11-25")
     reply = session.initialize()
     capabilities = reply.result["capabilities"]
-    assert "extensions" not in capabilities and "resources" in capabilities
+    assert "resources" in capabilities
     listed = [r["uri"] for r in session.rpc("resources/list").result["resources"]]
     assert DEMO_SKILLS[0] in listed and DEMO_SKILLS[1] in listed
     text = session.rpc("resources/read", {"uri": DEMO_SKILLS[1]}).result["contents"][0]["text"]

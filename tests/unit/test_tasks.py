@@ -18,6 +18,8 @@ from mcp_lambda.calls.task_invoke import parse_task_event, task_event
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores.tasks import MemoryTaskStore, Task
 from mcp_lambda.testing import MODERN, McpTestClient, invoke
+from mcp_lambda.tools import Business, ToolResult, content_result, text, tool
+from mcp_lambda.tools.business import BusinessDefinitionError
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 SETTINGS = Settings(business=TASK_BUSINESS.name, task_poll_interval_ms=500, task_ttl_ms=3_600_000)
@@ -122,22 +124,23 @@ def test_a_legacy_v1_task_param_neither_fails_nor_turns_a_sync_tool_into_a_task(
     assert reply.result["resultType"] == "complete" and reply.result["content"][0]["text"] == "pong"
 
 
-def test_session_clients_never_get_tasks_even_when_they_declare_the_extension() -> None:
+def test_session_clients_get_jobs_never_tasks_even_when_they_declare_the_extension() -> None:
     CALLS.clear()
     invoker = RecordingInvoker()
     handler = build_handler(TASK_BUSINESS, SETTINGS, tasks=MemoryTaskStore(), invoker=invoker)
     session = McpTestClient.over_handler(handler, era="2025-11-25")
-    session.initialize()
+    session.initialize(capabilities={"extensions": {EXTENSION: {}}})
 
-    sync = session.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result
-    refused = session.rpc("tools/call", {"name": "export_report", "arguments": {}}).result
+    optional = session.rpc("tools/call", {"name": "count_to", "arguments": {"n": 1}}).result
+    required = session.rpc("tools/call", {"name": "export_report", "arguments": {}}).result
     advertised = session.initialize_reply.result["capabilities"] if session.initialize_reply else {}
 
-    assert sync["content"][0]["text"] == "counted to 1"
-    assert refused["isError"] is True and refused["structuredContent"]["code"] == 40011
-    assert refused["structuredContent"]["suggested_action"] == "skip_and_continue"
+    for started in (optional, required):
+        assert "resultType" not in started or started["resultType"] != "task"
+        assert started["structuredContent"]["state"] == "working" and started["structuredContent"]["job_id"]
     assert "extensions" not in advertised and "tasks" not in advertised, "not defined at 2025-11-25"
-    assert invoker.started == [] and session.rpc("tasks/get", {"taskId": "x"}).error["code"] == -32601
+    assert len(invoker.started) == 2 and CALLS == []  # both wait for their worker invocations
+    assert session.rpc("tasks/get", {"taskId": "x"}).error["code"] == -32601
 
 
 def test_task_methods_need_the_extension_and_the_v1_methods_are_gone(harness: Harness) -> None:
@@ -424,3 +427,14 @@ def test_the_stored_task_keeps_what_the_worker_needs_and_no_more(harness: Harnes
     )
     assert task.client_capabilities == TASKS_CAPABILITIES
     assert task.expires_at >= task.created_at + 3600
+
+
+def test_a_business_with_a_long_tool_may_not_take_the_job_tools_names() -> None:
+    @tool(description="Use to see a job of this business's own.")
+    def get_job_status(job_id: str) -> ToolResult:
+        return content_result(text(job_id))
+
+    business = Business(name="clash", tools=[*TASK_BUSINESS.tools, get_job_status])
+
+    with pytest.raises(BusinessDefinitionError, match="rename its own get_job_status"):
+        build_handler(business, Settings(business="clash"))

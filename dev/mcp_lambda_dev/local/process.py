@@ -87,6 +87,9 @@ def server_process(
         "BUSINESS": business,
         "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO / "dev"), str(REPO), *extra_path]),
         **({} if echo is not None else {"POWERTOOLS_LOG_LEVEL": "WARNING"}),
+        # The Invoke API and the stand-in inventory on free ports (asked for): never PORT+1 and +2 of a free PORT.
+        "INVOKE_PORT": "0",
+        "INVENTORY_PORT": "0",
         **env,
     }
     # A file, not a pipe: nobody reads a pipe while the server runs, and a full one would block the server (an

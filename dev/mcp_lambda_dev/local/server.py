@@ -30,12 +30,12 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 from mcp_lambda.testing.invoke_api import LocalLambda
@@ -53,6 +53,7 @@ from .workers import LambdaHandler, load_handlers
 if TYPE_CHECKING:
     from mcp_lambda.settings import Settings
 
+T = TypeVar("T")
 # API Gateway renames a Lambda's WWW-Authenticate response header to this (clients never see the original).
 REMAPPED_WWW_AUTHENTICATE = "x-amzn-remapped-www-authenticate"
 REPO = Path(__file__).resolve().parents[3]
@@ -268,15 +269,31 @@ def bind(host: str, port: int) -> LocalServer:
 
     Connections that arrive before `serve` sets the request handler wait in the listen backlog.
     """
+    return listening(lambda: LocalServer((host, port), BaseHTTPRequestHandler), host, port, "PORT")
+
+
+def listening(start: Callable[[], T], host: str, port: int, variable: str, what: str = "") -> T:
+    """`start()`, which listens on `host:port`; a port in use is said plainly, with a free one to set instead.
+
+    Args:
+        start: Opens the listening socket (raises OSError when it cannot).
+        host: The address listened on.
+        port: The port (0: any free one).
+        variable: The make variable that sets the port.
+        what: Who listens, when not the MCP server itself (`"the stand-in inventory's "`).
+
+    Returns:
+        What `start` returned.
+    """
     try:
-        return LocalServer((host, port), BaseHTTPRequestHandler)
+        return start()
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             fail(
-                f"port {port} on {host} is already in use; stop the other server or pick a free one: "
-                f"make run PORT={free_port_after(host, port)}"
+                f"{what}port {port} on {host} is already in use; stop the other server or pick a free one: "
+                f"make run {variable}={free_port_after(host, port)}"
             )
-        fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another HOST or PORT")
+        fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}); pick another {variable}")
 
 
 def unchecked_note(settings: Settings) -> str:
@@ -320,21 +337,44 @@ def secrets_note(settings: Settings, env_file: Path | None = None) -> str | None
     )
 
 
+@dataclass(frozen=True)
+class SidePorts:
+    """The ports `make run` opens beside the MCP one (0: a free one, when asked for)."""
+
+    invoke_api: int  # the local Lambda Invoke API that starts task and job workers (INVOKE_PORT)
+    inventory: int  # the demo's stand-in inventory (INVENTORY_PORT)
+
+    @classmethod
+    def after(cls, port: int) -> SidePorts:
+        """The defaults: the two ports right after the MCP one (3001 and 3002 for 3000)."""
+        return cls(port + 1, port + 2)
+
+
 def serve(
     host: str,
     port: int,
     dotted_handler: str,
     remap_www_authenticate: bool = False,
     workers: int = 1,
+    side: SidePorts | None = None,
     scopes: tuple[str, ...] | None = None,
 ) -> None:
     from mcp_lambda.settings import SettingsError, get_settings, seconds
 
+    side = side or SidePorts.after(port)
     server = bind(host, port)
     log_format.install()  # LOG_FORMAT=text, before the handler's import creates the logger
-    # Tasks: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
+    os.environ["SERVED_AT"] = f"http://{host}:{port}/mcp"  # named by the server_started line
+    # Tasks and jobs: the runtime invokes "itself" asynchronously; here the Invoke API is a local stand-in whose
     # worker threads call this same handler with the internal task event.
-    invoke_api = LocalLambda(f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}", execute=True).start()
+    function_name = f"mcp-local-{os.environ.get('BUSINESS') or 'demo'}"
+    invoke_api = listening(
+        lambda: LocalLambda(function_name, execute=True, port=side.invoke_api).start(),
+        "127.0.0.1",
+        side.invoke_api,
+        "INVOKE_PORT",
+        "the local Lambda Invoke API's ",
+    )
     invoke_api.configure_environment()
     beside = contextlib.ExitStack()  # what runs beside the server: the demo's stand-in inventory
     try:
@@ -342,7 +382,13 @@ def serve(
             settings = get_settings()
         except SettingsError as exc:
             fail(f"{exc}; fix the variable in your environment (docs/configuration.md)")
-        inventory = beside.enter_context(demo_inventory(settings.business))
+        inventory = listening(
+            lambda: beside.enter_context(demo_inventory(settings.business, side.inventory)),
+            "127.0.0.1",
+            side.inventory,
+            "INVENTORY_PORT",
+            "the stand-in inventory's ",
+        )
         if inventory is not None:  # read again: the stand-in is declared in EGRESS_ALLOW now
             get_settings.cache_clear()
             settings = get_settings()
@@ -375,6 +421,10 @@ def serve(
             f"every request is a caller granted the scopes: {granted} (SCOPES; AUTH_MODE=apigateway)",
             flush=True,
         )
+    print(
+        f"task and job workers start through a local Lambda Invoke API at {invoke_api.endpoint_url}",
+        flush=True,
+    )
     if inventory is not None:
         print(f"check_stock asks a stand-in inventory at {inventory} ({INVENTORY_HELP})", flush=True)
     note = secrets_note(settings)
@@ -422,6 +472,18 @@ def main(argv: list[str] | None = None) -> None:
         default=int(os.environ.get("WORKERS") or "1"),
         help="independent handler instances (containers) serving at once (default 1)",
     )
+    parser.add_argument(
+        "--invoke-port",
+        type=int,
+        default=_port_variable("INVOKE_PORT"),
+        help="the local Lambda Invoke API's port (default PORT+1; 0: any free one)",
+    )
+    parser.add_argument(
+        "--inventory-port",
+        type=int,
+        default=_port_variable("INVENTORY_PORT"),
+        help="the demo's stand-in inventory's port (default PORT+2; 0: any free one)",
+    )
     parser.add_argument("--reload", action="store_true", help="restart on changes (make run RELOAD=1)")
     parser.add_argument(
         "--scopes",
@@ -451,9 +513,22 @@ def main(argv: list[str] | None = None) -> None:
         watched = args.watch or [REPO / name for name in WATCHED if (REPO / name).is_dir()]
         extra = ["--workers", str(args.workers)]
         extra += ["--scopes", args.scopes] if args.scopes is not None else []
+        extra += [] if args.invoke_port is None else ["--invoke-port", str(args.invoke_port)]
+        extra += [] if args.inventory_port is None else ["--inventory-port", str(args.inventory_port)]
         extra += ["--remap-www-authenticate"] if args.remap_www_authenticate else []
         raise SystemExit(reload(args.host, args.port, args.handler, watched, extra))
-    serve(args.host, args.port, args.handler, args.remap_www_authenticate, args.workers, scopes)
+    defaults = SidePorts.after(args.port)
+    side = SidePorts(
+        defaults.invoke_api if args.invoke_port is None else args.invoke_port,
+        defaults.inventory if args.inventory_port is None else args.inventory_port,
+    )
+    serve(args.host, args.port, args.handler, args.remap_www_authenticate, args.workers, side, scopes)
+
+
+def _port_variable(name: str) -> int | None:
+    """A port from the environment (make run INVOKE_PORT=...), or None for the default."""
+    value = os.environ.get(name)
+    return int(value) if value else None
 
 
 if __name__ == "__main__":

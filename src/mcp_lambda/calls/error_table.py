@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..deadlines import DeadlineExceeded
+from ..deadlines import DeadlineExceeded, RequestCancelled
 from ..downstream import DownstreamTimeout, DownstreamUnavailable, EgressRefused
 from ..errors import ToolFailure
 from ..tools.context import SecretUnavailable
@@ -102,6 +102,14 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         ),
         advice=lambda exc: {"retry_after_ms": exc.retry_after_ms, "fields": {"quota": exc.quota}},
         log_fields=lambda exc: {"quota": exc.quota},
+    ),
+    # The client cancelled the call while the tool waited on ctx.http: nobody reads this answer.
+    RequestCancelled: ErrorRule(
+        ResultCode.DEADLINE_EXCEEDED,
+        "cancelled",
+        lambda spec, exc: f"Tool '{spec.name}' stopped: the client cancelled the call.",
+        log_level="info",
+        advice=lambda exc: {"retryable": False, "suggested_action": "skip_and_continue"},
     ),
     # The deadline passed with the tool still running (cancelled if async, its thread abandoned if sync).
     DeadlineExceeded: ErrorRule(

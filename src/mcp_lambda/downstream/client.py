@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from .. import deadlines, restore, trace_context
 from ..observability import ToolLogger
 from ..settings import Settings, seconds
-from ..workers import call_within
 from .caller_token import credentials_for
 from .egress import Destination, EgressPolicy
 from .errors import (
@@ -295,7 +294,7 @@ class HttpClient:
     ) -> HttpResponse:
         """The call inside the host's circuit: any answer below 500, else the failure the circuit counts."""
         try:
-            answer = call_within(
+            answer = deadlines.call_within(  # stops waiting when the client cancels the call
                 deadline.cap(self._wait_seconds(attempt.timeout)), self._send, attempt, retry
             )
         except TimeoutError:

@@ -65,6 +65,7 @@ class ContextFactory:
             deadline=deadlines.current(),  # the request's, set by the transport
             http=services.http.on_behalf_of(scope.auth.token),
             trace=scope.trace,
+            cancellation=scope.cancellation,
         )
 
     def for_task(

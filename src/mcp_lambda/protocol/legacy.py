@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from ..apps import UI_EXTENSION, VIEW_MIME_TYPE
 from ..observability import ToolLogger
 from ..stores.sessions import Session, SessionIdTaken, SessionStore, SessionStoreUnavailable, open_session
 from ..tools import Business, InputRequired
@@ -21,6 +22,7 @@ from ..wire import (
     RESOURCE_NOT_FOUND,
     SESSION_NOT_FOUND,
 )
+from .cancellation import CancelledRequest, request_key
 from .features import FeatureMethods
 from .handshake_log import log_handshake
 from .jsonrpc import (
@@ -47,6 +49,7 @@ from .scope import (
     idempotency_key_of,
     trace_context_of,
 )
+from .skills import SKILLS_EXTENSION
 from .versions import body_version, negotiate_legacy
 
 MAX_STORED_CLIENT_BYTES = 16 * 1024
@@ -94,6 +97,7 @@ class LegacyEra:
     """
 
     has_rounds = False
+    serves_jobs = True  # no tasks extension here (SEP-2663 is 2026-07-28 only): long work runs as a job
     resource_not_found_code = RESOURCE_NOT_FOUND
 
     def __init__(
@@ -121,7 +125,17 @@ class LegacyEra:
     def capabilities(self, client_capabilities: dict[str, Any]) -> dict[str, Any]:
         resources = {"subscribe": True, "listChanged": False}
         served = self.features.capabilities(resources, client_capabilities)
-        return {"tools": {"listChanged": False}, "logging": {}, **served}
+        capabilities = {"tools": {"listChanged": False}, "logging": {}, **served}
+        # Hosts of 2024-11-05 … 2025-11-25 negotiate extensions here too (MCP Apps does): declare what this
+        # session is served, so a client that follows an extension finds it (docs/skills.md).
+        extensions: dict[str, Any] = {}
+        if self.features.skills is not None:
+            extensions[SKILLS_EXTENSION] = self.features.skills.capability()
+        if self.features.apps.serves(client_capabilities):
+            extensions[UI_EXTENSION] = {"mimeTypes": [VIEW_MIME_TYPE]}
+        if extensions:
+            capabilities["extensions"] = extensions
+        return capabilities
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
         return system_error(
@@ -160,6 +174,7 @@ class LegacyEra:
                 return self._initialize(inbound, message)
             session = self._session(inbound)
             if not isinstance(message, Request):
+                self._notified(session, message)
                 return Outbound(202)
             scope = self._scope(inbound, session, message)
             try:
@@ -195,6 +210,21 @@ class LegacyEra:
         return {}
 
     # -- internals ----------------------------------------------------------------------------------------
+
+    def _notified(self, session: Session, message: Any) -> None:
+        """A client notification: `notifications/cancelled` is recorded for the call it names (on any container);
+        the others need nothing."""
+        if not isinstance(message, Notification) or message.method != "notifications/cancelled":
+            return
+        key = request_key(message.params.get("requestId"))
+        if key is None:
+            return  # names no request: nothing to cancel (a notification is never answered with an error)
+        self._store(self.sessions.cancel_request, session.session_id, key)
+        if self.logger is not None:
+            self.logger.info(
+                "mcp_request_cancelled",
+                extra={"event": "mcp_request_cancelled", "request_id": message.params.get("requestId")},
+            )
 
     def _store(self, operation: Any, *args: Any) -> Any:
         try:
@@ -293,6 +323,7 @@ class LegacyEra:
             lambda_context=inbound.lambda_context,
             trace=trace_context_of(inbound, meta),
             stream=inbound.stream,
+            cancellation=CancelledRequest(self.sessions, session.session_id, request.id),
         )
 
     async def _call(self, scope: CallScope, request: Request) -> dict[str, Any]:
@@ -340,7 +371,7 @@ class LegacyEra:
                 except RpcError as exc:  # inside a batch every error is a member of the answer
                     responses.append(error_response(message.id, exc))
             elif isinstance(message, Notification):
-                continue
+                self._notified(session, message)
         return Outbound(200, responses) if responses else Outbound(202)
 
 

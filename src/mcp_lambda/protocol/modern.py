@@ -49,6 +49,7 @@ class ModernEra:
     """2026-07-28: stateless requests, capabilities per request in `_meta`, multi round-trip results."""
 
     has_rounds = True
+    serves_jobs = False  # a client without the tasks extension gets the result at once (SEP-2663)
     resource_not_found_code = INVALID_PARAMS
 
     def __init__(

@@ -142,6 +142,9 @@ class Era(Protocol):
     """
 
     has_rounds: bool  # whether multi round-trip fields (inputResponses, requestState) are read
+    serves_jobs: (
+        bool  # whether a long tool runs as a job (get_job_status, cancel_job) for a client without tasks
+    )
     resource_not_found_code: int
 
     def tool_needs_input(self, scope: CallScope, name: str, asked: InputRequired) -> dict[str, Any]:
@@ -187,6 +190,8 @@ class CallScope:
     caller_specific: bool = False
     # The inbound's `stream`: when set, notifications are written at once instead of buffered.
     stream: Callable[[dict[str, Any]], None] | None = None
+    # True once the client cancelled this request (a session's `notifications/cancelled`); None: it cannot.
+    cancellation: Callable[[], bool] | None = None
 
     def notify(self, method: str, params: dict[str, Any]) -> None:
         """Send a request-scoped notification: at once through `stream` when the transport has one (stdio),

@@ -1,9 +1,10 @@
 """The Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): `skills/list`, `skills/get`,
 `resources/directory/read`, and the `skill://` files as resources (listed and read beside the business's own).
 
-At 2026-07-28 the server declares the extension (with `directoryRead`) under `capabilities.extensions`. A
-2025-11-25 `ServerCapabilities` has no `extensions`: a session client gets the skill files as plain resources
-(`resources/list` names each `SKILL.md` after its skill), and the methods answer too, undeclared (docs/skills.md).
+The server declares the extension (with `directoryRead`) under `capabilities.extensions`: in `server/discover` at
+2026-07-28, in the `initialize` result of a session revision (where hosts negotiate extensions too). A session
+client that does not follow extensions still gets the skill files as plain resources (`resources/list` names each
+`SKILL.md` after its skill) (docs/skills.md).
 """
 
 from __future__ import annotations

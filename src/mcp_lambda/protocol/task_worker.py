@@ -18,6 +18,7 @@ from typing import Any
 
 from ..calls.error_table import ToolCrashed
 from ..calls.executor import ToolExecutor
+from ..deadlines import cancellable
 from ..stores.tasks import Task, TaskStore, TaskStoreUnavailable, TaskTooLarge, change
 from ..tools import Business, InputRequired, ToolResult
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY
@@ -128,7 +129,8 @@ class TaskWorker:
         for _round in range(MAX_STATE_ONLY_ROUNDS):
             ctx = self.contexts.for_task(task, control, answers, state, invocation_id)
             try:
-                outcome = await self.executor.run(spec, task.arguments, ctx, crash_raises=True)
+                with cancellable(control.cancelled):  # ctx.http stops waiting once the task is cancelled
+                    outcome = await self.executor.run(spec, task.arguments, ctx, crash_raises=True)
             except ToolCrashed as crash:
                 error = {
                     "code": INTERNAL_ERROR,

@@ -34,7 +34,7 @@ from ..stores.tasks import (
 from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.context import ToolContext
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS
-from .contexts import ContextFactory, RoundInputs
+from .contexts import NO_INPUTS, ContextFactory, RoundInputs
 from .delivery import ResultDelivery
 from .jsonrpc import RpcError, service_unavailable
 from .params import required_string
@@ -108,6 +108,23 @@ class TaskMethods:
         admitted = await self.executor.admit(spec, arguments, ctx)
         if admitted is not None:
             return admitted
+        task, _new = self.open(scope, spec, arguments, inputs)
+        log_task(self.logger, "mcp_task_created", task, tool_name=spec.name, jsonrpc_id=scope.request_id)
+        return {"resultType": "task", **self._wire(task)}
+
+    def open(
+        self,
+        scope: CallScope,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any],
+        inputs: RoundInputs = NO_INPUTS,
+        task_id: str | None = None,
+    ) -> tuple[Task, bool]:
+        """Store a new task for the call and start its worker: (the task, whether this call made it).
+
+        With `task_id` (a job keyed by its tool_call_id) a task already stored under that id is returned as it
+        is, not started again: a retried call finds the first one's task.
+        """
         capabilities = dict(scope.client_capabilities)
         if len(json.dumps(capabilities, ensure_ascii=False)) > MAX_STORED_CAPABILITY_BYTES:
             raise RpcError(INVALID_PARAMS, "The client capabilities are too large to keep with a task")
@@ -128,11 +145,17 @@ class TaskMethods:
                 state=state,
                 trace=scope.trace,
             )
+            if task_id is not None:
+                task = task.model_copy(update={"task_id": task_id})
             try:
                 self._store(self.store.create, task)
                 break
             except TaskIdTaken:
-                continue
+                if task_id is None:
+                    continue
+                existing = self._store(self.store.get, task_id)
+                if existing is not None:
+                    return existing, False
             except TaskTooLarge:
                 raise RpcError(
                     INVALID_PARAMS, "The call's arguments are too large to run as a task"
@@ -140,8 +163,18 @@ class TaskMethods:
         else:
             raise _unavailable(TaskStoreUnavailable("could not mint a unique task id"))
         self._start(task)
-        log_task(self.logger, "mcp_task_created", task, tool_name=spec.name, jsonrpc_id=scope.request_id)
-        return {"resultType": "task", **self._wire(task)}
+        return task, True
+
+    def load(self, scope: CallScope, task_id: str) -> Task:
+        """The caller's task, with the reaper applied; -32602 for unknown, expired or another caller's."""
+        return self._load(scope, task_id)
+
+    def cancel(self, task_id: str) -> tuple[Task | None, bool]:
+        """Settle the task `cancelled` (a running tool sees it): (the task as it now is, changed?)."""
+        updated, changed = self._store(change, self.store, task_id, lambda task: task.cancel(time.time()))
+        if changed and updated is not None:
+            log_task(self.logger, "mcp_task_cancelled", updated)
+        return updated, changed
 
     # -- the three methods --------------------------------------------------------------------------------
 
@@ -181,9 +214,7 @@ class TaskMethods:
         self._require(scope, "tasks/cancel")
         task_id = required_string(params, "taskId")
         self._load(scope, task_id)
-        updated, changed = self._store(change, self.store, task_id, lambda task: task.cancel(time.time()))
-        if changed and updated is not None:
-            log_task(self.logger, "mcp_task_cancelled", updated)
+        self.cancel(task_id)
         return {}  # the same empty ack for a task that had already ended
 
     async def work(self, task_id: str, run: int, invocation_id: str | None = None) -> dict[str, Any]:

@@ -36,7 +36,8 @@ class Request:
         headers: Headers on top of the defaults (host, and accept/content-type on a POST); None drops a default.
         raw: A body sent as is instead of `body` (invalid JSON, say).
         capture_session: Bind the `Mcp-Session-Id` this answer mints to `{{capture_session}}`.
-        capture_task: Bind the `taskId` this answer's result carries to `{{capture_task}}`.
+        capture_task: Bind the `taskId` this answer's result carries (a job's `structuredContent.job_id`) to
+            `{{capture_task}}`.
         worker: Not a request: deliver the task worker invocation the earlier steps queued (see `task_worker`).
     """
 

@@ -191,8 +191,13 @@ def _bind(
         assert session_id, f"{where}: no session id minted"
         bindings[step.capture_session] = session_id
     _bind_minted(seen["body"], bindings, minted)
-    if step.capture_task:
-        bindings[step.capture_task] = seen["body"]["result"]["taskId"]
+    if step.capture_task:  # a task's taskId, or the job_id of a job a session call started
+        result = seen["body"]["result"]
+        structured = result.get("structuredContent")
+        job_id = structured.get("job_id") if isinstance(structured, dict) else None
+        captured = result.get("taskId") or job_id
+        assert isinstance(captured, str), f"{where}: no taskId or job_id to capture"
+        bindings[step.capture_task] = captured
 
 
 def _bind_minted(body: Any, bindings: dict[str, str], minted: Mapping[str, re.Pattern[str]]) -> None:

@@ -43,7 +43,10 @@ WORKERS = 8
 
 
 class LocalLambda:
-    """The Invoke API for one function name, on 127.0.0.1 and a free port."""
+    """The Invoke API for one function name, on 127.0.0.1 and `port` (0, the default: a free one).
+
+    Raises OSError (from the constructor) when `port` is taken.
+    """
 
     def __init__(
         self,
@@ -52,6 +55,7 @@ class LocalLambda:
         *,
         execute: bool = False,
         timeout_seconds: int = 900,
+        port: int = 0,
     ) -> None:
         self.function_name = function_name
         self.handler = handler
@@ -64,7 +68,7 @@ class LocalLambda:
             thread_name_prefix="lambda-worker",
             initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()),
         )
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _request_handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _request_handler(self))
         self._thread: threading.Thread | None = None
 
     @property

@@ -202,9 +202,20 @@ class HandlerTransport:
             The reply.
         """
         event = http_event(method, path, dict(headers), body, authorizer=authorizer)
-        response = invoke(self.handler, event)
+        response = self.deliver(event)
         lowered = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         return HttpReply(int(response["statusCode"]), lowered, response_body(response))
+
+    def deliver(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Hand one event to the handler (`invoke`: one request at a time, as one container serves them).
+
+        Args:
+            event: The API Gateway event.
+
+        Returns:
+            The handler's response.
+        """
+        return invoke(self.handler, event)
 
 
 class InProcessLambda(HandlerTransport):

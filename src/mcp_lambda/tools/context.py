@@ -80,6 +80,8 @@ class ToolContext:
     # Set when the call runs as a task (2026-07-28 tasks extension): its id, and the handle on its state.
     task_id: str | None = None
     task: TaskControl | None = None
+    # True once the client cancelled this call (`notifications/cancelled` in a session), read from the store.
+    cancellation: Callable[[], bool] | None = None
     # When the answer must be on its way (see `remaining_ms`); `http` caps its timeouts by it.
     deadline: Deadline = NO_DEADLINE
     # Outbound HTTP to the declared downstreams; the caller's token only to those that accept it.
@@ -147,12 +149,17 @@ class ToolContext:
         return token if isinstance(token, str | int) and not isinstance(token, bool) else None
 
     def cancelled(self) -> bool:
-        """Whether the client cancelled this call's task (check it between steps and stop early when true).
+        """Whether the client cancelled this call or its task (check it between steps and stop early when true).
+
+        A session client cancels a running call with `notifications/cancelled`, a task client its task with
+        `tasks/cancel`; either reaches the tool on whichever container runs it. `ctx.http` stops waiting then.
 
         Returns:
-            True once the task was cancelled; always false for a call that is not a task.
+            True once the call or its task was cancelled.
         """
-        return self.task is not None and self.task.cancelled()
+        if self.task is not None:
+            return self.task.cancelled()
+        return self.cancellation is not None and self.cancellation()
 
     def report_status(self, message: str) -> None:
         """In a task: set the `statusMessage` a polling client sees. Otherwise a no-op.

@@ -269,6 +269,44 @@ TASKS_2026_07_28 = [
 ]
 
 
+EXPORT_CALL = {"name": "export_trip_plan", "arguments": TRIP, "_meta": {"tool_call_id": "call-export-1"}}
+# The Doubao platform has no tasks: the same export, in a 2024-11-05 session, answered as a job that the model
+# follows with get_job_status (the job id is derived from the caller, the tool and its tool_call_id).
+JOBS_2024_11_05 = [
+    Request("initialize", body=initialize("2024-11-05"), capture_session="session_id"),
+    Request(
+        "notifications_initialized", body=rpc("notifications/initialized", request_id=None), headers=session()
+    ),
+    Request("tools_list_has_the_job_tools", body=rpc("tools/list", {}, 2), headers=session()),
+    Request(
+        "tools_call_export_trip_plan_starts_a_job",
+        body=rpc("tools/call", EXPORT_CALL, 3),
+        headers=session(),
+        capture_task="job_id",
+    ),
+    Request(
+        "tools_call_retried_finds_the_same_job", body=rpc("tools/call", EXPORT_CALL, 4), headers=session()
+    ),
+    Request(
+        "get_job_status_working",
+        body=rpc("tools/call", {"name": "get_job_status", "arguments": {"job_id": "{{job_id}}"}}, 5),
+        headers=session(),
+    ),
+    task_worker("job_worker_invocation"),
+    Request(
+        "get_job_status_completed_is_the_tools_result",
+        body=rpc("tools/call", {"name": "get_job_status", "arguments": {"job_id": "{{job_id}}"}}, 6),
+        headers=session(),
+    ),
+    Request(
+        "cancel_job_after_completion",
+        body=rpc("tools/call", {"name": "cancel_job", "arguments": {"job_id": "{{job_id}}"}}, 7),
+        headers=session(),
+    ),
+    Request("delete_session", method="DELETE", headers=session()),
+]
+
+
 def _check_stock(name: str, product_id: str, request_id: int) -> Request:
     body = modern("tools/call", {"name": "check_stock", "arguments": {"product_id": product_id}}, request_id)
     return Request(name, body=body, headers=modern_headers("tools/call", "check_stock"))
@@ -288,5 +326,6 @@ CONVERSATIONS = {
     "bad_inputs": BAD_INPUTS,
     "exactly_once_2026_07_28": EXACTLY_ONCE,
     "tasks_2026_07_28": TASKS_2026_07_28,
+    "jobs_2024_11_05": JOBS_2024_11_05,
     "stock_2026_07_28": STOCK_2026_07_28,
 }

@@ -1,5 +1,6 @@
 """export_trip_plan, the demo's long-running tool: a task for a 2026-07-28 client that takes tasks (its worker
-run through the same handler, as Lambda runs the asynchronous invocation), a plain call for anyone else."""
+run through the same handler, as Lambda runs the asynchronous invocation), a job for a session client (the Doubao
+platform), a plain call for a 2026-07-28 client without the extension."""
 
 from __future__ import annotations
 
@@ -61,10 +62,16 @@ def test_two_consecutive_identical_stops_complete_the_task_with_an_error_result(
 
 
 @pytest.mark.parametrize("era", ["2025-11-25", "2024-11-05"])
-def test_a_session_client_gets_the_export_synchronously(era: str) -> None:
+def test_a_session_client_gets_the_export_as_a_job(era: str) -> None:
     with McpTestClient(BUSINESS, era) as client:
-        result = client.call_tool("export_trip_plan", {"stops": ["guomao", "sanlitun"], "file_format": "ics"})
+        started = client.call_tool(
+            "export_trip_plan", {"stops": ["guomao", "sanlitun"], "file_format": "ics"}
+        )
+        job_id = started.structured_content["job_id"]
+        client.function.run_workers(job_id)  # what Lambda runs later, asynchronously
+        result = client.call_tool("get_job_status", {"job_id": job_id})
 
+    assert started.structured_content["state"] == "working" and "get_job_status" in started.text
     assert not result.is_error and result.structured_content["download_url"].endswith(".ics")
 
 

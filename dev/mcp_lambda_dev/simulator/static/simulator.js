@@ -56,7 +56,8 @@ async function connect() {
   state.client = client;
   try {
     await client.connect();
-    state.tools = await client.listTools();
+    const listed = await client.listTools();
+    state.tools = [...listed, ...await appOnlyTools(listed)];
     state.skills = await client.listSkills();
   } catch (error) {
     status(`Could not connect: ${error.message}`, "error");
@@ -77,6 +78,23 @@ async function connect() {
   status(`Connected at ${client.negotiated ?? MODERN}: ${state.tools.length} tools${skills}.`);
 }
 
+// The tools only a view may call (`_meta.ui.visibility: ["app"]`, a card's buttons): a model's list never holds
+// them, so the page asks as an MCP Apps client too, and calls them as a view would (2026-07-28, the extension).
+async function appOnlyTools(listed) {
+  const viewClient = new McpClient("/mcp", MODERN, UI_CAPABILITIES);
+  const names = new Set(listed.map((tool) => tool.name));
+  const tools = await viewClient.listTools().catch(() => []);
+  state.viewClient = viewClient;
+  return tools
+    .filter((tool) => !names.has(tool.name) && !(tool._meta?.ui?.visibility ?? ["model"]).includes("model"))
+    .map((tool) => ({ ...tool, appOnly: true }));
+}
+
+// Who sends a call of `tool`: the page's client, or for an app-only tool the view's.
+function callerOf(tool) {
+  return tool?.appOnly ? state.viewClient : state.client;
+}
+
 function renderToolList() {
   replace($("tool-list"), state.tools.map((tool) => el("li", {},
     el("button", {
@@ -92,10 +110,11 @@ function renderToolList() {
 }
 
 // The business's skills (SEP-2640) beside its tools: name and description from skills/list; a click shows the
-// SKILL.md as served, and each file with its digest and size. A legacy session has no extension to list them by.
+// SKILL.md as served, and each file with its digest and size (in a session too: initialize declares the extension).
 function renderSkillList(client) {
   if (!state.skills.length) {
-    const why = client.modern ? "This business serves no skills." : "Skills are listed at 2026-07-28 (here: plain skill:// resources).";
+    // A session declares the extension in its initialize result too; a server that does not serves no skills.
+    const why = "This business serves no skills.";
     replace($("skill-list"), el("li", { class: "muted" }, why));
     return;
   }
@@ -141,6 +160,7 @@ function titleOf(tool) {
 function hints(tool) {
   const a = tool.annotations ?? {};
   return [
+    tool.appOnly ? "app-only (called as a view)" : null,
     a.readOnlyHint ? "read-only" : null,
     a.destructiveHint ? "destructive" : null,
     a.idempotentHint ? "idempotent" : null,
@@ -195,7 +215,7 @@ async function round(extra) {
   status(`Calling ${call.tool}…`);
   let exchange;
   try {
-    exchange = await state.client.request("tools/call", { name: call.tool, arguments: call.arguments, ...extra });
+    exchange = await callerOf(state.tool).request("tools/call", { name: call.tool, arguments: call.arguments, ...extra });
   } catch (error) {
     status(`The request failed: ${error.message}`, "error");
     return;

@@ -43,6 +43,12 @@ class ServiceSection(BaseModel):
         description="set by the Lambda runtime (`make run`: `mcp-local-<business>`): the function a task's "
         "worker invocation targets (itself)",
     )
+    served_at: str | None = Field(
+        None,
+        max_length=200,
+        description="where this process serves MCP, named in the `server_started` line only: set by `make run` "
+        "(its URL) and `make stdio` (`stdio`); unset in Lambda, where the line names the function",
+    )
     aws_lambda_function_version: str | None = Field(
         None,
         description="set by the Lambda runtime: the version serving this invocation (a number behind the "

@@ -33,6 +33,8 @@ class Session(BaseModel):
     client_capabilities: dict[str, Any] = Field(default_factory=dict)
     principal: str | None = None
     log_level: str | None = None
+    # The JSON text of each request id the client cancelled (`notifications/cancelled`), at most MAX_CANCELLED.
+    cancelled_requests: frozenset[str] = frozenset()
     created_at: float
     last_seen: float
     expires_at: float
@@ -44,6 +46,9 @@ class Session(BaseModel):
         """Sliding expiry without a write per request: refresh only once less than half the TTL remains."""
         now = time.time() if now is None else now
         return self.expires_at - now < ttl_seconds / 2
+
+
+MAX_CANCELLED = 64  # cancelled requests kept per session (a session item stays small)
 
 
 class SessionIdTaken(McpLambdaError, ValueError):
@@ -75,6 +80,10 @@ class SessionStore(Protocol):
 
     def set_log_level(self, session_id: str, level: str) -> None:
         """Remember the client's `logging/setLevel` for the rest of the session."""
+
+    def cancel_request(self, session_id: str, request_key: str) -> None:
+        """Remember that the client cancelled the request `request_key` (its id's JSON text), so the call running
+        it sees `ctx.cancelled()` on any container; past MAX_CANCELLED per session, nothing more is kept."""
 
 
 def open_session(

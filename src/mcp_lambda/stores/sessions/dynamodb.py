@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...settings import seconds
 from ..table import ConditionFailed, DynamoDBTable
-from .base import Session, SessionIdTaken, SessionStoreUnavailable
+from .base import MAX_CANCELLED, Session, SessionIdTaken, SessionStoreUnavailable
 
 if TYPE_CHECKING:
     from ...aws import AwsBudget
@@ -90,6 +90,19 @@ class DynamoDBSessionStore(DynamoDBTable):
         except ConditionFailed:
             return  # deleted meanwhile: nothing to remember it for
 
+    def cancel_request(self, session_id: str, request_key: str) -> None:
+        try:
+            self.call(
+                "update_item",
+                Key=self.key(session_id),
+                UpdateExpression="ADD cancelled_requests :key",
+                ConditionExpression="attribute_exists(session_id) AND "
+                "(attribute_not_exists(cancelled_requests) OR size(cancelled_requests) < :max)",
+                ExpressionAttributeValues={":key": {"SS": [request_key]}, ":max": {"N": str(MAX_CANCELLED)}},
+            )
+        except ConditionFailed:
+            return  # deleted meanwhile, or already as many as a session keeps
+
     def delete(self, session_id: str) -> bool:
         response = self.call("delete_item", Key=self.key(session_id), ReturnValues="ALL_OLD")
         return bool(response.get("Attributes"))
@@ -112,6 +125,8 @@ def _to_item(session: Session) -> dict[str, Any]:
         item["principal"] = {"S": session.principal}
     if session.log_level is not None:
         item["log_level"] = {"S": session.log_level}
+    if session.cancelled_requests:  # a string set, never empty
+        item["cancelled_requests"] = {"SS": sorted(session.cancelled_requests)}
     return item
 
 
@@ -131,6 +146,7 @@ def _from_item(item: dict[str, Any]) -> Session:
         client_capabilities=json.loads(text("client_capabilities") or "{}"),
         principal=text("principal"),
         log_level=text("log_level"),
+        cancelled_requests=frozenset(item.get("cancelled_requests", {}).get("SS", ())),
         created_at=number("created_at"),
         last_seen=number("last_seen"),
         expires_at=number("expires_at"),

@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...settings import seconds
-from .base import Session, SessionIdTaken
+from .base import MAX_CANCELLED, Session, SessionIdTaken
 
 if TYPE_CHECKING:
     from .. import StoreConfig
@@ -39,11 +39,12 @@ class MemorySessionStore:
         now = time.time()
         if not session.needs_refresh(self.ttl_seconds, now):
             return session
-        refreshed = session.model_copy(update={"last_seen": now, "expires_at": now + self.ttl_seconds})
-        with self._lock:
-            if session.session_id in self._sessions:
-                self._sessions[session.session_id] = refreshed
-        return refreshed
+        refresh = {"last_seen": now, "expires_at": now + self.ttl_seconds}
+        with self._lock:  # onto the stored session: a cancellation written since `session` was read stays
+            current = self._sessions.get(session.session_id)
+            if current is not None:
+                self._sessions[session.session_id] = current.model_copy(update=refresh)
+        return session.model_copy(update=refresh)
 
     def delete(self, session_id: str) -> bool:
         with self._lock:
@@ -54,6 +55,13 @@ class MemorySessionStore:
             session = self._sessions.get(session_id)
             if session is not None:
                 self._sessions[session_id] = session.model_copy(update={"log_level": level})
+
+    def cancel_request(self, session_id: str, request_key: str) -> None:
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is not None and len(session.cancelled_requests) < MAX_CANCELLED:
+                cancelled = session.cancelled_requests | {request_key}
+                self._sessions[session_id] = session.model_copy(update={"cancelled_requests": cancelled})
 
 
 NEEDS_TABLE = False  # the registry's one rule: built only with the kind's table setting
