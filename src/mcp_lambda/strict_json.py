@@ -7,8 +7,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 # Made once: json.dumps with any option makes an encoder per call.
 _STRICT_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+# orjson refuses a datetime, a dataclass and a subclass of str, int, dict or list with these (json does too, or
+# reads them as json does: then the slow path decides).
+_ORJSON_PLAIN = (
+    orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
 
 
 def json_problem(value: Any, name: str = "result") -> str | None:
@@ -21,11 +28,27 @@ def json_problem(value: Any, name: str = "result") -> str | None:
     Returns:
         None, or e.g. `result.structuredContent.ratio is nan (not a JSON number)`.
     """
+    if _round_trips(value):
+        return None
     try:
         _STRICT_JSON.encode(value)
         return None
     except (ValueError, TypeError, RecursionError):
         return _locate(value, name, 0) or f"{name} cannot be encoded as JSON"
+
+
+def _round_trips(value: Any) -> bool:
+    """The fast yes (cheaper than json's strict encode: docs/performance.md): orjson writes it and reads back an
+    equal value.
+
+    Whatever json would refuse does not come back equal: NaN and Infinity come back as null, a UUID or an Enum
+    as a string or its value; a tuple comes back a list, and a key that is not a string, an integer beyond 64
+    bits or a type orjson is told to refuse raise: json's own strict encode then decides, as before.
+    """
+    try:
+        return bool(orjson.loads(orjson.dumps(value, option=_ORJSON_PLAIN)) == value)
+    except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        return False
 
 
 def _locate(value: Any, path: str, depth: int) -> str | None:

@@ -149,12 +149,12 @@ def test_each_tool_call_gets_a_subsegment_annotated_with_tool_and_outcome(
     assert tracer.subsegments[0][1].annotations == {"tool": "search_routes", "outcome": "business_error"}
 
 
-def test_powertools_metrics_switches_are_followed_call_by_call(
+def test_powertools_metrics_switches_are_read_once_per_container(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    telemetry = ToolTelemetry("testbiz", tracing=False)
-
     def emitted() -> bool:
+        # A container: the switch as its environment has it.
+        telemetry = ToolTelemetry("testbiz", tracing=False)
         capsys.readouterr()
         with telemetry.tool_call("search_routes"):
             pass
@@ -170,6 +170,20 @@ def test_powertools_metrics_switches_are_followed_call_by_call(
     assert not emitted()
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     assert emitted()
+
+
+def test_the_metrics_switch_is_not_read_again_on_each_call(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    telemetry = ToolTelemetry("testbiz", tracing=False)
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    capsys.readouterr()
+    with telemetry.tool_call("search_routes"):
+        pass
+    assert '"_aws"' in capsys.readouterr().out
+    assert not ToolTelemetry("testbiz", tracing=False, metrics=False).metrics
 
 
 def test_each_tool_call_emits_emf_calls_errors_and_latency(

@@ -49,6 +49,8 @@ class ToolTelemetry:
         namespace: The metrics namespace (default: POWERTOOLS_METRICS_NAMESPACE, or ours).
         tracing: Trace tool calls (default: `tracing_enabled()`).
         tracer: A Tracer to use instead of creating one (tests).
+        metrics: Write the EMF records (default: Powertools' switch, `metrics_disabled()`, read here once: a
+            container's environment does not change between its calls).
     """
 
     def __init__(
@@ -58,8 +60,10 @@ class ToolTelemetry:
         namespace: str | None = None,
         tracing: bool | None = None,
         tracer: Any = None,
+        metrics: bool | None = None,
     ) -> None:
         self.service = service
+        self.metrics = not metrics_disabled() if metrics is None else metrics
         self.namespace = namespace or metrics_namespace()
         self.tracing = tracing_enabled() if tracing is None else tracing
         self._tracer = tracer
@@ -109,13 +113,13 @@ class ToolTelemetry:
                 self.emit_metrics(record, started)
 
     def emit_metrics(self, record: ToolCallRecord, started: float) -> None:
-        """Write the call's EMF record (unless metrics are switched off).
+        """Write the call's EMF record (unless metrics were switched off when the telemetry was made).
 
         Args:
             record: The finished call.
             started: `time.perf_counter()` when it started.
         """
-        if metrics_disabled():
+        if not self.metrics:
             return
         latency = round((time.perf_counter() - started) * 1000, 3)
         write_emf(self._emf.blob(record.tool_name, record.outcome, latency))

@@ -7,7 +7,7 @@ and no app-only tool (a model-facing list must not hold one; SEP-1865 "Visibilit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..apps import CardViewSet, declares_ui
@@ -42,13 +42,21 @@ class AppViews:
         """Whether the tool is listed to and callable by this client: an app-only tool only for a UI client."""
         return spec.model_visible or declares_ui(scope.client_capabilities)
 
-    def tool_entry(
-        self, scope: CallScope, spec: ToolSpec, wire: Mapping[str, dict[str, Any]]
-    ) -> dict[str, Any]:
-        """The tool's tools/list entry (from `wire`, by name), with `_meta.ui` for a UI client."""
-        if self.views is None or not declares_ui(scope.client_capabilities):
-            return wire[spec.name]
-        return self.views.tool_entry(spec, wire[spec.name])
+    def listed(self, scope: CallScope, tools: Iterable[ToolSpec]) -> list[ToolSpec]:
+        """The tools this client is listed (`visible`), its capabilities read once for the whole list."""
+        if declares_ui(scope.client_capabilities):
+            return list(tools)
+        return [spec for spec in tools if spec.model_visible]
+
+    def tool_entries(
+        self, scope: CallScope, wire: Mapping[str, dict[str, Any]]
+    ) -> Callable[[ToolSpec], dict[str, Any]]:
+        """What makes a tool's tools/list entry for this client (from `wire`, by name): with `_meta.ui` for a UI
+        client; its capabilities read once for the whole list."""
+        views = self.views
+        if views is None or not declares_ui(scope.client_capabilities):
+            return lambda spec: wire[spec.name]
+        return lambda spec: views.tool_entry(spec, wire[spec.name])
 
     def resources(self, scope: CallScope) -> list[dict[str, Any]]:
         """The view resources resources/list shows this client (none to a client without the extension)."""

@@ -68,22 +68,19 @@ class ToolMethods:
             # Only what this caller may call; and so a list no one else may be served from a cache.
             tools = [spec for spec in tools if scope.auth.allows(spec.scopes)]
             scope.caller_specific = True
-        tools = [spec for spec in tools if self.apps.visible(scope, spec)]
+        tools = self.apps.listed(scope, tools)
         if self.apps.shapes_the_list(scope, any(not spec.model_visible for spec in tools)):
             scope.caller_specific = True  # cacheScope private: a client without views must never be served it
         entries: list[ToolSpec | str] = list(tools)
         if self.jobs is not None and scope.era.serves_jobs:
             entries.extend(JOB_TOOLS)
+        entry_of = self.apps.tool_entries(scope, self.tool_wire)  # the client's capabilities read once
         return listing(
             "tools",
             entries,
             params,
             self.page_size,
-            lambda entry: (
-                JOB_TOOLS[entry]
-                if isinstance(entry, str)
-                else self.apps.tool_entry(scope, entry, self.tool_wire)
-            ),
+            lambda entry: JOB_TOOLS[entry] if isinstance(entry, str) else entry_of(entry),
         )
 
     async def tools_call(self, scope: CallScope, params: dict[str, Any]) -> dict[str, Any]:
