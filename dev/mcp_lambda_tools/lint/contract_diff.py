@@ -23,7 +23,7 @@ from mcp_lambda_dev.contract.diff import (
     verdict,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,7 +48,7 @@ from mcp_lambda.testing.replay import check_step, load_conversation, substitute
 from mcp_lambda_dev import services
 from mcp_lambda_tools.suites import sam_local_docker as docker_host
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 ENV_FILE = REPO / "env.json"
 EVENTS = REPO / "events" / "demo"
 # One new container per event, about 20 s each on a loaded 2-core machine: the Doubao conversation, whose session
