@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from tests.support.handlers import build_handler
 
-from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, HttpClient
+from mcp_lambda.downstream import CircuitOpen, DownstreamUnavailable, EgressPolicy, HttpClient
 from mcp_lambda.observability import get_logger
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
@@ -60,10 +60,15 @@ def _settings(table: str, **extra: Any) -> Settings:
     return Settings(**values)
 
 
+LOOPBACK = EgressPolicy(["127.0.0.1"])  # the test's fake services
+
+
 def _container(settings: Settings) -> HttpClient:
     """A container's HttpClient, wired as app.py wires it."""
     logger = logging.getLogger(LOGGER)
-    return HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    return HttpClient.from_settings(
+        settings, logger, lambda: build_store("circuits", settings, logger), egress=LOOPBACK
+    )
 
 
 def _store(client: HttpClient) -> DynamoDBCircuitStore:
@@ -225,7 +230,9 @@ def test_the_table_s_failure_is_one_json_line_of_the_business_log_naming_no_tabl
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
     settings = _settings(protection_table, business="jsonlog", aws_max_attempts=1, aws_connect_timeout_ms=200)
     logger = get_logger("jsonlog")  # the business's Powertools Logger, as app.py makes it
-    client = HttpClient.from_settings(settings, logger, lambda: build_store("circuits", settings, logger))
+    client = HttpClient.from_settings(
+        settings, logger, lambda: build_store("circuits", settings, logger), egress=LOOPBACK
+    )
     capsys.readouterr()
 
     assert client.get(service.url).status == 200

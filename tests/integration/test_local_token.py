@@ -75,7 +75,7 @@ def test_the_token_command_gets_a_token_the_jwt_server_accepts(jwt_server: str, 
     assert "\n" not in token and token.count(".") == 2  # the token alone, so TOKEN=$(...) works
     claims = claims_of(token)
     assert claims["aud"] == jwt_server and claims["iss"] == oauth_issuer.url and claims["sub"] == "ada"
-    assert set(claims["scope"].split()) == {"subscriptions:read", "subscriptions:write"}
+    assert set(claims["scope"].split()) == {"catalogue:costs", "subscriptions:read", "subscriptions:write"}
 
     assert call(jwt_server, "tools/list", None)[0] == 401
     status, listed = call(jwt_server, "tools/list", token)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.support.handlers import build_handler
 
+from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.settings import Settings
 from mcp_lambda.testing import MODERN, McpTestClient
 from mcp_lambda.tools import Business, ResultCode, ToolResult, business_error, entities, tool
@@ -132,7 +133,9 @@ def test_an_execution_result_carrying_entities_is_a_violation(client: McpTestCli
 
 
 def test_valid_results_pass_untouched(client: McpTestClient, logs: Lines) -> None:
-    result = call(client, "return_route", {"case": "good"})
+    # A client that renders cards receives the whole result (others do not get its hidden values: docs/manifest.md).
+    cards = client.clone(capabilities={"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}})
+    result = call(cards, "return_route", {"case": "good"})
     assert result["structuredContent"] == {"entities": [GOOD_ROUTE]} and "isError" not in result
     assert call(client, "return_route", {"case": "business_error"})["structuredContent"]["code"] == 40001
     assert call(client, "return_action", {})["structuredContent"] == {"success": True, "message": "done"}

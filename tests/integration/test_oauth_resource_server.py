@@ -214,7 +214,7 @@ def test_both_metadata_urls_serve_the_document_without_a_token(
         "resource": RESOURCE,
         "authorization_servers": [oauth_issuer.url],
         "bearer_methods_supported": ["header"],
-        "scopes_supported": ["subscriptions:read", "subscriptions:write"],
+        "scopes_supported": ["catalogue:costs", "subscriptions:read", "subscriptions:write"],
         "resource_name": demo.BUSINESS.title,
     }
     assert "max-age" in reply.headers["cache-control"] and "public" in reply.headers["cache-control"]

@@ -165,7 +165,7 @@ def test_the_official_client_discovers_signs_in_lists_and_calls(
     # The authorization request asked for the scopes the metadata advertises, for this resource (RFC 8707).
     (opened,) = seen["browser"].opened
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(opened).query))
-    assert set(query["scope"].split()) == {"subscriptions:read", "subscriptions:write"}
+    assert set(query["scope"].split()) == {"catalogue:costs", "subscriptions:read", "subscriptions:write"}
     assert query["resource"] == protected_url and query["code_challenge_method"] == "S256"
 
 

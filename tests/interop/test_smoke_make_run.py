@@ -88,7 +88,7 @@ def test_a_protected_server_without_a_token_fails_the_auth_check(protected: tupl
 def test_the_smoke_script_needs_only_the_runtime_dependencies() -> None:
     # urllib, and boto3 only for STACK: nothing from the development tools (httpx, pytest, mcp).
     code = (
-        "import sys, scripts.smoke; "
+        "import sys, mcp_lambda_tools.deploy.smoke; "
         "extra = {'httpx', 'pytest', 'mcp', 'httpx2'} & {name.split('.')[0] for name in sys.modules}; "
         "print(sorted(extra))"
     )

@@ -241,7 +241,8 @@ def test_unticking_cards_shows_what_a_client_without_cards_receives(demo_page: P
     page = demo_page.page
     page.get_by_label("cards (MCP Apps extension)").uncheck()
     page.get_by_role("button", name="Reconnect").click()
-    demo_page.expect(page.locator("#status")).to_contain_text("7 tools")  # no app-only card action
+    # The page's client lists the 7 tools a model sees; the app-only card action comes from the page's view client.
+    demo_page.expect(page.locator("#status")).to_contain_text("8 tools")
     demo_page.pick("search_products")
     page.get_by_label("keyword").fill("cup")
     demo_page.call("search_products")

@@ -56,7 +56,8 @@ async function connect() {
   state.client = client;
   try {
     await client.connect();
-    const listed = await client.listTools();
+    // An MCP Apps client (cards ticked) lists the app-only tools itself: they are still called as a view would.
+    const listed = (await client.listTools()).map((tool) => (isAppOnly(tool) ? { ...tool, appOnly: true } : tool));
     state.tools = [...listed, ...await appOnlyTools(listed)];
     state.skills = await client.listSkills();
   } catch (error) {
@@ -86,8 +87,12 @@ async function appOnlyTools(listed) {
   const tools = await viewClient.listTools().catch(() => []);
   state.viewClient = viewClient;
   return tools
-    .filter((tool) => !names.has(tool.name) && !(tool._meta?.ui?.visibility ?? ["model"]).includes("model"))
+    .filter((tool) => !names.has(tool.name) && isAppOnly(tool))
     .map((tool) => ({ ...tool, appOnly: true }));
+}
+
+function isAppOnly(tool) {
+  return !(tool._meta?.ui?.visibility ?? ["model"]).includes("model");
 }
 
 // Who sends a call of `tool`: the page's client, or for an app-only tool the view's.
