@@ -25,6 +25,14 @@ class Page:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("request", lambda r: self.requests.append(r.url))
+        # A failed fetch's console line has no address: name the request and its body beside it.
+        self.page.on(
+            "response",
+            lambda r: (
+                r.status >= 400
+                and self.errors.append(f"{r.status} {r.request.method} {r.url} {r.request.post_data!r}")
+            ),
+        )
         self.steps = 0
         self.page.goto(url)
         expect(self.page.locator("body")).to_have_attribute("data-ready", "true")

@@ -54,13 +54,21 @@ async function connect() {
   await state.client?.close();
   const client = new McpClient("/mcp", mode, mode === MODERN ? capabilities() : {});
   state.client = client;
+  // A newer connect (a mode change, then Reconnect) closes this client: stop here instead of asking on without it.
+  const superseded = () => state.client !== client;
   try {
     await client.connect();
+    if (superseded()) return;
     // An MCP Apps client (cards ticked) lists the app-only tools itself: they are still called as a view would.
     const listed = (await client.listTools()).map((tool) => (isAppOnly(tool) ? { ...tool, appOnly: true } : tool));
-    state.tools = [...listed, ...await appOnlyTools(listed)];
-    state.skills = await client.listSkills();
+    const tools = [...listed, ...await appOnlyTools(listed)];
+    if (superseded()) return;
+    const skills = await client.listSkills();
+    if (superseded()) return;
+    state.tools = tools;
+    state.skills = skills;
   } catch (error) {
+    if (superseded()) return;
     status(`Could not connect: ${error.message}`, "error");
     if (error instanceof RpcFailure) showExchanges([error.exchange]);
     return;
