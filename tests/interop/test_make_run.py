@@ -87,21 +87,11 @@ def _open(request: urllib.request.Request) -> tuple[int, dict[str, str], Any]:
 # --- start-up failures --------------------------------------------------------------------------------------
 
 
-def _checkout_businesses() -> list[str]:
-    """The businesses a `make run` of this checkout knows: a test elsewhere may add a probe business in-process."""
-    root = Path(__file__).resolve().parents[2]
-    return [
-        name
-        for name in known_businesses()
-        if (root / "src" / "businesses" / name).is_dir() or (root / "dev" / "businesses" / name).is_dir()
-    ]
-
-
 def test_an_unknown_business_is_one_line_naming_the_known_ones() -> None:
     done = _start_failure(BUSINESS="nobiz")
     assert done.returncode != 0
     # Every business of the checkout, in path order: a scaffolded one is listed too.
-    known = ", ".join(_checkout_businesses())
+    known = ", ".join(known_businesses())
     assert {"demo", "conformance"} <= set(known_businesses())
     assert done.stderr.splitlines() == [
         f"make run: business 'nobiz' not found; known: {known} (a business is a package src/businesses/<name>/)"
@@ -256,7 +246,7 @@ def test_make_run_itself_exits_non_zero_with_the_one_line() -> None:
         timeout=300,
     )
     assert done.returncode != 0
-    assert f"make run: business 'nobiz' not found; known: {', '.join(_checkout_businesses())}" in done.stderr
+    assert f"make run: business 'nobiz' not found; known: {', '.join(known_businesses())}" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -18,9 +18,11 @@ from mcp_lambda.apps import UI_EXTENSION, VIEW_MIME_TYPE
 from mcp_lambda.testing import Identity, McpTestClient
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "field_probe"
-if str(PROBE / "businesses") not in businesses.__path__:
-    businesses.__path__.append(str(PROBE / "businesses"))
-BUSINESS = importlib.import_module("businesses.fieldprobe").BUSINESS
+businesses.__path__.append(str(PROBE / "businesses"))
+try:
+    BUSINESS = importlib.import_module("businesses.fieldprobe").BUSINESS
+finally:  # loaded once, then off the path again: no other test's list of the checkout's businesses names it
+    businesses.__path__.remove(str(PROBE / "businesses"))
 CARDS = {"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}}
 ERAS = ("2026-07-28", "2024-11-05")  # the stateless revision, and the platform's session revision
 SCOPED = "accounts:balance"
