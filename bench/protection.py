@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_lambda.downstream import HttpClient
+from mcp_lambda.downstream import EgressPolicy, HttpClient
 from mcp_lambda.settings import Settings
 from mcp_lambda.stores import build_store
 from mcp_lambda.testing import fake_service
@@ -30,6 +30,7 @@ from mcp_lambda_dev import services
 from mcp_lambda_dev.aws_counters import DynamoDBCalls
 
 LOGGER = logging.getLogger("bench-protection")
+LOOPBACK = EgressPolicy(["127.0.0.1"])  # the fake service, declared as a business declares its downstreams
 ROUNDS = 5
 WARM_UP = 20
 LOCAL_AWS = {
@@ -95,7 +96,9 @@ def dynamodb_endpoint() -> Iterator[str | None]:
 
 
 def client_of(settings: Settings) -> HttpClient:
-    return HttpClient.from_settings(settings, LOGGER, lambda: build_store("circuits", settings, LOGGER))
+    return HttpClient.from_settings(
+        settings, LOGGER, lambda: build_store("circuits", settings, LOGGER), egress=LOOPBACK
+    )
 
 
 @dataclass
@@ -145,7 +148,7 @@ def main() -> None:
         url = f"{service.url}/stock"
         memory = client_of(Settings(business="bench"))
         cases = [
-            Case("unguarded", Unguarded.from_settings(Settings(business="bench"), LOGGER)),
+            Case("unguarded", Unguarded.from_settings(Settings(business="bench"), LOGGER, egress=LOOPBACK)),
             Case("memory store", memory),
         ]
         with protection_table(endpoint) as table:
