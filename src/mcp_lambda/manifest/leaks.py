@@ -2,7 +2,9 @@
 
 A value is hidden from the caller when its field is `llm_visible: false` (its whole value, inside included) or
 requires a scope the caller lacks. What the model reads is every string of the result's content blocks (text, and
-a resource link's name, title, description and URI; not base64 data). docs/manifest.md gives the rule's reasons.
+a resource link's name, title, description and URI; not base64 data); of a text the server built (the business's
+sentence, then the model-visible projection as JSON), the sentence: the projection holds nothing hidden, and its
+keys are the manifest's names. docs/manifest.md gives the rule's reasons.
 
 - A hidden string of MIN_LEAK_LENGTH characters or more leaks when the text holds it in any case, not inside a
   longer word or number (ASCII letters and digits around it do not count as a match).
@@ -16,6 +18,7 @@ a resource link's name, title, description and URI; not base64 data). docs/manif
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Collection, Iterator, Mapping
@@ -25,7 +28,7 @@ from typing import Any
 
 from ..tools import ToolResult
 from .models import EntitySpec, FieldSpec, Manifest
-from .visibility import NO_SCOPES, declared_entities, granted
+from .visibility import NO_SCOPES, Projected, declared_entities, granted, last_projection
 
 MIN_LEAK_LENGTH = 4
 MIN_SIGNIFICANT_DIGITS = 3
@@ -48,6 +51,10 @@ def significant_digits(number: str) -> str:
     return number.replace(",", "").replace(".", "").lstrip("-").strip("0")
 
 
+@functools.lru_cache(
+    maxsize=4096
+)  # the same hidden numbers come back call after call (an equal int and float
+# have the same renderings, so sharing an entry is right)
 def number_renderings(value: int | float) -> frozenset[str]:
     """The significant digits by which a hidden number is recognised in text: its own, and its roundings.
 
@@ -132,6 +139,43 @@ def _node(spec: FieldSpec) -> Any:
     return inside
 
 
+def _needles(node: Any, value: Any, scopes: Collection[str], out: list[str | frozenset[str]]) -> None:
+    """The fast pass: what `_hide` finds, without the paths (built only for a value the text may hold). On every
+    entities result: dicts and lists are tested by their concrete types first (an ABC check costs more)."""
+    if node[0] == "field":
+        spec = node[1]
+        scope = spec.requires_scope
+        if not spec.llm_visible or (scope is not None and scope not in scopes):
+            _needles_of(value, out)
+            return
+        node = node[2]
+        if node is None:
+            return
+    kind, sub = node
+    if kind == "object":
+        if isinstance(value, (dict, Mapping)):  # dict first: the common case, no ABC check
+            for name, child in sub.items():
+                if name in value:
+                    _needles(child, value[name], scopes, out)
+    elif isinstance(value, list):
+        for item in value:
+            _needles(sub, item, scopes, out)
+
+
+def _needles_of(value: Any, out: list[str | frozenset[str]]) -> None:
+    """The needles of one hidden value (its leaves: strings long enough, numbers with enough digits)."""
+    if type(value) is str:
+        if len(value) >= MIN_LEAK_LENGTH:
+            out.append(value.casefold())
+        return
+    for leaf in _leaves(value):
+        if isinstance(leaf, str):
+            if len(leaf) >= MIN_LEAK_LENGTH:
+                out.append(leaf.casefold())
+        elif _is_number(leaf) and (renderings := number_renderings(leaf)):
+            out.append(renderings)
+
+
 def _hide(node: Any, value: Any, path: str, scopes: Collection[str], out: _Sorted) -> None:
     """The first pass: only the values hidden from the caller, along the compiled ways."""
     if node[0] == "field":
@@ -176,18 +220,27 @@ def leaks(
     entry = manifest.tools.get(tool)
     if result.is_error or entry is None or entry.output.kind != "entities":
         return {}
-    entities = list(declared_entities(manifest, result.structured_content))
-    # First the hidden values alone (the common case: none is in the text), then the guard for those that are.
+    structured = result.structured_content
+    entities = list(declared_entities(manifest, structured))
+    # First the hidden values alone, without their paths (the common case: none is in the text), then their
+    # paths and the guard for those that are.
+    needles: list[str | frozenset[str]] = []
+    for _, entity, spec in entities:
+        ways = hidden_ways(spec)
+        if ways is not None:
+            _needles(ways, entity, scopes, needles)
+    if not needles:
+        return {}
+    read = "\n".join(_read_strings(result.content, last_projection(structured, scopes))).casefold()
+    wants_numbers = any(isinstance(needle, frozenset) for needle in needles)
+    numbers = {significant_digits(n) for n in NUMBER.findall(read)} if wants_numbers else set()
+    if not any(_in(needle, read, numbers) for needle in needles):
+        return {}
     hidden = _Sorted(with_visible=False)
     for index, entity, spec in entities:
         ways = hidden_ways(spec)
         if ways is not None:
             _hide(ways, entity, f"entities[{index}]", scopes, hidden)
-    if not hidden.hidden:
-        return {}
-    read = "\n".join(_read_strings(result.content)).casefold()
-    wants_numbers = any(isinstance(needle, frozenset) for _, _, needle in hidden.hidden)
-    numbers = {significant_digits(n) for n in NUMBER.findall(read)} if wants_numbers else set()
     suspects = [(path, scope, needle) for path, scope, needle in hidden.hidden if _in(needle, read, numbers)]
     if not suspects:
         return {}
@@ -242,10 +295,17 @@ def _split(spec: FieldSpec, value: Any, path: str, scopes: Collection[str], out:
         out.show(value)
 
 
-def _read_strings(content: list[dict[str, Any]]) -> Iterator[str]:
+def _read_strings(content: list[dict[str, Any]], built: Projected | None = None) -> Iterator[str]:
+    """Every string of the content blocks a model reads. A text the server built (`built`: the business's
+    sentence, then the model-visible projection as JSON) is read as its sentence alone: the projection holds only
+    values the model may see, and its keys are the manifest's own names."""
     for block in content:
         for key, value in block.items():
             if key not in UNREAD_KEYS:
+                if built is not None and key == "text" and value is built.text:
+                    if built.sentence is not None:
+                        yield built.sentence
+                    continue
                 yield from (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 

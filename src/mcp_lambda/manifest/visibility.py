@@ -10,13 +10,42 @@ granted that scope: for any other it is left out of the projection and removed f
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 from ..tools import ToolResult
 from ..tools.results import sentence_and_json
 from .models import EntitySpec, FieldSpec, Manifest
 
 NO_SCOPES: frozenset[str] = frozenset()
+# A field mapping compiled for the projection, once per mapping (keyed by its id; the mapping is kept, so the id
+# stays its own): for each model-visible field its name, its spec when it has an inside to project (None: the
+# value as it is) and the scope it requires. Every result walks only these.
+_PLANS: dict[int, tuple[Mapping[str, FieldSpec], tuple[tuple[str, FieldSpec | None, str | None], ...]]] = {}
+
+
+class Projected(NamedTuple):
+    """The last projection `with_model_text` computed in this context: for which `structuredContent` (the object
+    itself) and scopes, each declared entity's projection (in `declared_entities` order), and the text built."""
+
+    structured: Any
+    scopes: Collection[str]
+    entities: list[dict[str, Any]]
+    text: str
+    sentence: str | None
+
+
+# The delivery of the same result and the leak check read it instead of projecting again (the executor settles
+# the text, checks it, and the request delivers it, all in one context).
+_LAST: ContextVar[Projected | None] = ContextVar("mcp_lambda_last_projection", default=None)
+
+
+def last_projection(structured: Any, scopes: Collection[str]) -> Projected | None:
+    """The projection `with_model_text` computed for this very `structuredContent` and these scopes, if it did."""
+    last = _LAST.get()
+    if last is not None and last.structured is structured and last.scopes == scopes:
+        return last
+    return None
 
 
 def granted(spec: FieldSpec, scopes: Collection[str]) -> bool:
@@ -37,11 +66,29 @@ def project_fields(
     Returns:
         Only the fields declared, not marked `llm_visible: false` and granted, each projected by its own spec.
     """
-    return {
-        name: _project(spec, value[name], scopes)
-        for name, spec in fields.items()
-        if spec.llm_visible and name in value and granted(spec, scopes)
-    }
+    out: dict[str, Any] = {}
+    for name, inner, scope in _plan(fields):
+        if name in value and (scope is None or scope in scopes):
+            out[name] = value[name] if inner is None else _project(inner, value[name], scopes)
+    return out
+
+
+def _plan(fields: Mapping[str, FieldSpec]) -> tuple[tuple[str, FieldSpec | None, str | None], ...]:
+    known = _PLANS.get(id(fields))
+    if known is None or known[0] is not fields:
+        plan = tuple(
+            (name, spec if _has_inside(spec) else None, spec.requires_scope)
+            for name, spec in fields.items()
+            if spec.llm_visible
+        )
+        known = _PLANS[id(fields)] = (fields, plan)
+    return known[1]
+
+
+def _has_inside(spec: FieldSpec) -> bool:
+    return (spec.type == "object" and bool(spec.properties)) or (
+        spec.type == "array" and spec.items is not None
+    )
 
 
 def project_value(spec: FieldSpec | None, value: Any, scopes: Collection[str] = NO_SCOPES) -> Any:
@@ -128,8 +175,12 @@ def with_model_text(
     """
     if not result.append_projection or result.is_error:
         return result
-    projection = model_projection(manifest, tool, result.structured_content, scopes=scopes)
-    return result.with_text(sentence_and_json(result.sentence, projection))
+    structured = result.structured_content
+    projection = model_projection(manifest, tool, structured, scopes=scopes)
+    text = sentence_and_json(result.sentence, projection)
+    if projection is not structured:  # an entities result: remembered for its delivery and its leak check
+        _LAST.set(Projected(structured, scopes, projection["entities"], text, result.sentence))
+    return result.with_text(text)
 
 
 # The top-level keys of an entities result a model reads besides the entities (the seed's "found nothing").
@@ -162,17 +213,22 @@ def delivered(
     if not isinstance(items, list):
         return structured
     shown: list[Any] = list(items)
-    for index, entity, spec in declared_entities(manifest, structured):
+    known = None if renders_cards else last_projection(structured, scopes)
+    for position, (index, entity, spec) in enumerate(declared_entities(manifest, structured)):
         if renders_cards:
             shown[index] = _granted_part(spec.fields, entity, scopes)
         else:  # in the tool's own order
-            seen = project_fields(spec.fields, entity, scopes)
+            seen = (
+                known.entities[position] if known is not None else project_fields(spec.fields, entity, scopes)
+            )
             shown[index] = {
                 name: seen.get(name, value)
                 for name, value in entity.items()
                 if name == "entity_type" or name in seen
             }
     if renders_cards:
+        if all(new is old for new, old in zip(shown, items, strict=True)):
+            return structured  # nothing this caller may not see
         return {**structured, "entities": shown}
     # A model-only client: the entities as the model may see them, and the outcome an agent branches on.
     return {"entities": shown, **{key: structured[key] for key in MODEL_KEYS if key in structured}}
@@ -193,26 +249,70 @@ def _walk(path: str, fields: Mapping[str, FieldSpec]) -> Iterator[tuple[str, Fie
             yield from _walk(f"{path}.{name}.items.properties", spec.items.properties or {})
 
 
+# The ways to the fields of a mapping that require a scope, compiled once per mapping (as `_PLANS`): {name: node},
+# a node being ("scoped", scope, inside or None), ("object", {name: node}) or ("array", node); None when the mapping
+# holds no such field at any depth (then a card client's entity goes out as it is, uncopied).
+_SCOPED: dict[int, tuple[Mapping[str, FieldSpec], dict[str, Any] | None]] = {}
+_REMOVED = object()
+
+
+def _scoped_ways(fields: Mapping[str, FieldSpec]) -> dict[str, Any] | None:
+    known = _SCOPED.get(id(fields))
+    if known is None or known[0] is not fields:
+        ways = {name: node for name, spec in fields.items() if (node := _scoped_node(spec)) is not None}
+        known = _SCOPED[id(fields)] = (fields, ways or None)
+    return known[1]
+
+
+def _scoped_node(spec: FieldSpec) -> Any:
+    inside = None
+    if spec.type == "object" and spec.properties:
+        ways = _scoped_ways(spec.properties)
+        inside = ("object", ways) if ways else None
+    elif spec.type == "array" and spec.items is not None:
+        item = _scoped_node(spec.items)
+        inside = ("array", item) if item is not None else None
+    if spec.requires_scope is not None:
+        return ("scoped", spec.requires_scope, inside)
+    return inside
+
+
 def _granted_part(fields: Mapping[str, FieldSpec], value: Mapping[str, Any], scopes: Collection[str]) -> Any:
-    """The object without the declared fields whose scope the caller lacks (undeclared ones kept: the card's)."""
-    out: dict[str, Any] = {}
-    for name, child in value.items():
-        spec = fields.get(name)
-        if spec is None:
-            out[name] = child
-        elif granted(spec, scopes):
-            out[name] = _granted_value(spec, child, scopes)
+    """The object without the declared fields whose scope the caller lacks (undeclared ones kept: the card's);
+    the object itself when none of its fields can need a scope."""
+    ways = _scoped_ways(fields)
+    return value if ways is None else _granted_object(ways, value, scopes)
+
+
+def _granted_object(
+    ways: dict[str, Any], value: Mapping[str, Any], scopes: Collection[str]
+) -> dict[str, Any]:
+    out = dict(value)
+    for name, node in ways.items():
+        if name in out:
+            kept = _granted_value(node, out[name], scopes)
+            if kept is _REMOVED:
+                del out[name]
+            else:
+                out[name] = kept
     return out
 
 
-def _granted_value(spec: FieldSpec, value: Any, scopes: Collection[str]) -> Any:
-    if spec.type == "object" and spec.properties and isinstance(value, Mapping):
-        return _granted_part(spec.properties, value, scopes)
-    if spec.type == "array" and spec.items is not None and isinstance(value, list):
-        if not granted(spec.items, scopes):
-            return []
-        return [_granted_value(spec.items, item, scopes) for item in value]
-    return value
+def _granted_value(node: Any, value: Any, scopes: Collection[str]) -> Any:
+    if node[0] == "scoped":
+        if node[1] not in scopes:
+            return _REMOVED
+        node = node[2]
+        if node is None:
+            return value
+    if node[0] == "object":
+        return _granted_object(node[1], value, scopes) if isinstance(value, Mapping) else value
+    if not isinstance(value, list):
+        return value
+    item = node[1]
+    if item[0] == "scoped" and item[1] not in scopes:  # items needing a scope not granted: an empty list
+        return []
+    return [_granted_value(item, child, scopes) for child in value]
 
 
 def _project(spec: FieldSpec | None, value: Any, scopes: Collection[str]) -> Any:
