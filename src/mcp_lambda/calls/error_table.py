@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..deadlines import DeadlineExceeded, RequestCancelled
 from ..downstream import DownstreamTimeout, DownstreamUnavailable, EgressRefused
-from ..errors import ToolFailure
+from ..errors import StoreUnavailable, ToolFailure
 from ..tools.context import SecretUnavailable
 from ..tools.results import ResultCode
 from ..tools.spec import ToolSpec
@@ -132,6 +132,17 @@ FRAMEWORK_ERRORS: dict[type[BaseException], ErrorRule] = {
         lambda spec, exc: f"Tool '{spec.name}' cannot reach a service it depends on; retry later.",
         log_level="warning",
         advice=_retry_after,
+    ),
+    # A business's own table (a `DynamoDBTable` subclass) throttled or unreachable: the tool depends on it like on
+    # a downstream service, and a retry after its Retry-After may succeed. (The framework's own stores never reach
+    # here: the session, task and exactly-once stores answer before or around the tool.)
+    StoreUnavailable: ErrorRule(
+        ResultCode.DOWNSTREAM_UNAVAILABLE,
+        "system_error",
+        lambda spec, exc: f"Tool '{spec.name}' cannot reach a store it depends on; retry later.",
+        log_level="warning",
+        advice=lambda exc: {"retry_after_ms": max(0, int(exc.retry_after_seconds * 1000))},
+        log_fields=lambda exc: {"store_error": str(exc)},
     ),
     # Refused before any connection (never retried): the business must declare the host, or nobody may reach it.
     EgressRefused: ErrorRule(
