@@ -51,10 +51,9 @@ def significant_digits(number: str) -> str:
     return number.replace(",", "").replace(".", "").lstrip("-").strip("0")
 
 
-@functools.lru_cache(
-    maxsize=4096
-)  # the same hidden numbers come back call after call (an equal int and float
-# have the same renderings, so sharing an entry is right)
+# Cached: the same hidden numbers come back call after call (an equal int and float have the same renderings,
+# so sharing an entry is right).
+@functools.lru_cache(maxsize=4096)
 def number_renderings(value: int | float) -> frozenset[str]:
     """The significant digits by which a hidden number is recognised in text: its own, and its roundings.
 
@@ -90,11 +89,9 @@ class _Sorted:
     )
 
     def hide(self, path: str, scope: str | None, value: Any) -> None:
-        for leaf in _leaves(value):
-            if isinstance(leaf, str) and len(leaf) >= MIN_LEAK_LENGTH:
-                self.hidden.append((path, scope, leaf.casefold()))
-            elif _is_number(leaf) and (renderings := number_renderings(leaf)):
-                self.hidden.append((path, scope, renderings))
+        needles: list[str | frozenset[str]] = []
+        _needles_of(value, needles)
+        self.hidden.extend((path, scope, needle) for needle in needles)
 
     def show(self, value: Any) -> None:
         if not self.with_visible:
