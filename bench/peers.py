@@ -162,10 +162,11 @@ def measure(runner: Runner, rounds: int, cold_runs: int) -> dict[str, dict[str, 
 
 def package_bytes(runner: Runner) -> int:
     """Our package as `make build` leaves it, without the boto3 closure: the staged code and the dependencies in
-    one tree, the Powertools units nothing imports pruned (dev/mcp_lambda_tools/build/package_prune.py), no compiled caches."""
+    one tree, the Powertools units nothing imports and the assets nothing reads pruned
+    (dev/mcp_lambda_tools/build/package_prune.py), no compiled caches."""
     import shutil
 
-    from mcp_lambda_tools.build.package_prune import unused_units
+    from mcp_lambda_tools.build.package_prune import unused
     from mcp_lambda_tools.build.package_size import parts
 
     with tempfile.TemporaryDirectory() as out:
@@ -173,8 +174,11 @@ def package_bytes(runner: Runner) -> int:
         caches = shutil.ignore_patterns("__pycache__", "*.pyc", "*.c", "*.pyi")
         shutil.copytree(runner.ours_site, package, ignore=caches)
         shutil.copytree(runner.staged, package, ignore=caches, dirs_exist_ok=True)
-        for unit in unused_units(package):
-            shutil.rmtree(unit)
+        for path in unused(package):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
         shutil.rmtree(package / "pydantic" / "v1", ignore_errors=True)  # mk/deploy.mk's PRUNE
         return sum(parts(package, None)["framework"].values())
 

@@ -1,6 +1,8 @@
 """What the Lambda package ships is what the function uses: every module of ours in it imports with the package
 alone, and is imported by some path from the handler (or named by the settings, or offered to a business); the
-Powertools units `dev/mcp_lambda_tools/build/package_prune.py` drops are never imported, and what it keeps imports."""
+Powertools units `dev/mcp_lambda_tools/build/package_prune.py` drops are never imported, and what it keeps imports:
+every module of Powertools left in the package imports with the package alone, but the few that need what the
+package deliberately leaves out (`POWERTOOLS_LEFT_OUT`), and its only data files left are the ones a module reads."""
 
 from __future__ import annotations
 
@@ -14,7 +16,15 @@ from pathlib import Path
 import pytest
 
 from mcp_lambda.stores import BACKENDS
-from mcp_lambda_tools.build.package_prune import TOP, module_names, reached, unused_units
+from mcp_lambda_tools.build.package_prune import (
+    ASSETS,
+    TOP,
+    module_names,
+    reached,
+    unused,
+    unused_assets,
+    unused_units,
+)
 from mcp_lambda_tools.build.package_stage import stage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +37,16 @@ ENTRY_POINTS = (
     "mcp_lambda.tools.errors",
     *(module for backends in BACKENDS.values() for module in backends.values()),
 )
+
+# Powertools modules the package ships that cannot import, each for a reason the package chose: the Redis
+# persistence layers need redis (the package has none: the exactly-once store is DynamoDB or memory), and the
+# event handler's schema-validation middleware needs the validation utility package_prune drops (nothing imports
+# that middleware).
+POWERTOOLS_LEFT_OUT = {
+    f"{TOP}.utilities.idempotency.persistence.cache": "redis",
+    f"{TOP}.utilities.idempotency.persistence.redis": "redis",
+    f"{TOP}.event_handler.middlewares.schema_validation": f"{TOP}.utilities.validation",
+}
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +150,57 @@ def test_a_powertools_utility_a_business_imports_is_kept(tmp_path: Path) -> None
     dropped = unused_units(package)
     assert package / TOP / "utilities" / "batch" not in dropped
     assert package / TOP / "utilities" / "kafka" in dropped
+
+
+def _pruned_powertools(tmp_path: Path) -> Path:
+    """Our code and the installed Powertools in one tree, pruned as make build prunes it."""
+    package = tmp_path / "package"
+    shutil.copytree(
+        ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing")
+    )
+    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
+    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in unused(package):
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return package
+
+
+def test_everything_of_powertools_the_package_ships_imports_or_is_left_out_on_purpose(tmp_path: Path) -> None:
+    package = _pruned_powertools(tmp_path)
+    shipped = {name for name in shipped_modules(package) if name.split(".")[0] == TOP}
+    failed = _import_all(package, sorted(shipped))
+    assert {name: error.split(":")[0] for name, error in failed.items()} == dict.fromkeys(
+        POWERTOOLS_LEFT_OUT, "ModuleNotFoundError"
+    )
+    for name, missing in POWERTOOLS_LEFT_OUT.items():
+        assert f"No module named '{missing}'" in failed[name]
+    # What is not a module is what a module reads: the marker of its types and nothing else.
+    data = sorted(
+        str(path.relative_to(package / TOP))
+        for path in (package / TOP).rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    )
+    assert data == ["py.typed"]
+
+
+def test_the_swagger_assets_go_unless_a_business_names_enable_swagger(tmp_path: Path) -> None:
+    package = tmp_path / "package"
+    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
+    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    assert unused_assets(package) == [package / TOP / asset for asset in ASSETS]
+    # Only the route enable_swagger() adds reads them.
+    readers = [
+        path.relative_to(package / TOP).as_posix()
+        for path in (package / TOP).rglob("*.py")
+        if any(Path(asset).name.encode() in path.read_bytes() for asset in ASSETS)
+    ]
+    assert readers == ["event_handler/api_gateway.py"]
+    (package / "businesses" / "shop").mkdir(parents=True)
+    (package / "businesses" / "shop" / "__init__.py").write_text(
+        "from aws_lambda_powertools.event_handler import APIGatewayRestResolver\n"
+        "app = APIGatewayRestResolver(enable_validation=True)\napp.enable_swagger(path='/docs')\n"
+    )
+    assert unused_assets(package) == []

@@ -7,6 +7,10 @@ Powertools utility the business imports itself is kept; the closure of their imp
 import at any depth of a file: functions and TYPE_CHECKING blocks too) decides what stays. What is dropped is a
 whole unit, a subpackage directly under `aws_lambda_powertools/` or `aws_lambda_powertools/utilities/`, and only
 when none of its modules is reached: the few imports Powertools makes by computed name stay inside their own unit.
+Besides whole units, the event handler's Swagger UI assets (`ASSETS`, ~1.7 MB of minified JavaScript and CSS) go:
+the unit stays only because `shared/functions.py` imports its pydantic helpers inside a function, and the assets
+are read by nothing but the route `enable_swagger()` adds to an event handler resolver, which the function never
+builds; they stay when a module of the package outside Powertools names `enable_swagger`.
 Prints what was dropped and the bytes saved; `--dry-run` only prints.
 """
 
@@ -20,6 +24,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 TOP = "aws_lambda_powertools"
+# Data files of a kept unit the function never reads, and the name a module must use for them to be read.
+ASSETS = (
+    "event_handler/openapi/swagger_ui/swagger-ui-bundle.min.js",
+    "event_handler/openapi/swagger_ui/swagger-ui.min.css",
+)
+ASSETS_USER = "enable_swagger"
 
 
 def module_names(path: Path, module: str, is_package: bool) -> Iterator[str]:
@@ -98,6 +108,21 @@ def unused_units(root: Path) -> list[Path]:
     return [unit for unit in units(root) if not any(path == unit or unit in path.parents for path in kept)]
 
 
+def unused_assets(root: Path) -> list[Path]:
+    """The `ASSETS` in the package, unless a module of it outside Powertools names `ASSETS_USER`."""
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root)
+        outside = relative.parts[0] != TOP and "__pycache__" not in relative.parts
+        if outside and ASSETS_USER.encode() in path.read_bytes():
+            return []
+    return [root / TOP / asset for asset in ASSETS if (root / TOP / asset).is_file()]
+
+
+def unused(root: Path) -> list[Path]:
+    """Everything `main` drops: the units no reached module is in, then the assets nothing reads."""
+    return unused_units(root) + unused_assets(root)
+
+
 def tree_size(path: Path) -> int:
     return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
 
@@ -110,16 +135,22 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.package / TOP).is_dir():
         print(f"package_prune: no {TOP} in {args.package}: nothing to prune")
         return 0
-    dropped = unused_units(args.package)
+    units, assets = unused_units(args.package), unused_assets(args.package)
     saved = 0
-    for unit in dropped:
-        saved += tree_size(unit)
+    for path in units + assets:
+        saved += tree_size(path) if path.is_dir() else path.stat().st_size
         print(
-            f"package_prune: {'would drop' if args.dry_run else 'dropped'} {unit.relative_to(args.package)}"
+            f"package_prune: {'would drop' if args.dry_run else 'dropped'} {path.relative_to(args.package)}"
         )
         if not args.dry_run:
-            shutil.rmtree(unit)
-    print(f"package_prune: {len(dropped)} Powertools units never imported, {saved / 1e6:.2f} MB")
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    print(
+        f"package_prune: {len(units)} Powertools units never imported and {len(assets)} assets never read, "
+        f"{saved / 1e6:.2f} MB"
+    )
     return 0
 
 
