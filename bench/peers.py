@@ -166,7 +166,7 @@ def package_bytes(runner: Runner) -> int:
     (dev/mcp_lambda_tools/build/package_prune.py), no compiled caches."""
     import shutil
 
-    from mcp_lambda_tools.build.package_prune import unused
+    from mcp_lambda_tools.build.package_prune import trim_metadata, unused
     from mcp_lambda_tools.build.package_size import parts
 
     with tempfile.TemporaryDirectory() as out:
@@ -179,6 +179,7 @@ def package_bytes(runner: Runner) -> int:
                 shutil.rmtree(path)
             else:
                 path.unlink()
+        trim_metadata(package)
         shutil.rmtree(package / "pydantic" / "v1", ignore_errors=True)  # mk/deploy.mk's PRUNE
         return sum(parts(package, None)["framework"].values())
 

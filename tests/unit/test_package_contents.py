@@ -204,3 +204,44 @@ def test_the_swagger_assets_go_unless_a_business_names_enable_swagger(tmp_path: 
         "app = APIGatewayRestResolver(enable_validation=True)\napp.enable_swagger(path='/docs')\n"
     )
     assert unused_assets(package) == []
+
+
+def test_trimmed_metadata_still_answers_what_run_time_asks(tmp_path: Path) -> None:
+    """RECORD and the long descriptions go; version, requirements and entry points read the same as before."""
+    from mcp_lambda_tools.build.package_prune import trim_metadata
+
+    site_dir = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir()))
+    names = ["pydantic", "fastapi", "aws_lambda_powertools", "opentelemetry_api", "orjson"]
+    for name in names:
+        (info,) = site_dir.glob(f"{name}-*.dist-info")
+        shutil.copytree(info, tmp_path / info.name)
+    before = {name: _metadata_seen(tmp_path, name) for name in names}
+    saved = trim_metadata(tmp_path)
+    assert saved > 100_000  # pydantic's METADATA alone carries its changelog
+    assert not list(tmp_path.glob("*.dist-info/RECORD"))
+    assert {name: _metadata_seen(tmp_path, name) for name in names} == before
+    pydantic_info = next(tmp_path.glob("pydantic-*.dist-info"))
+    assert (pydantic_info / "METADATA").read_bytes().endswith(b"\n")
+    assert b"\n\n" not in (pydantic_info / "METADATA").read_bytes()
+
+
+def _metadata_seen(path: Path, name: str) -> str:
+    """What `importlib.metadata` answers for `name` with only `path` to look in, in a fresh interpreter."""
+    script = (
+        "import json, sys; from importlib import metadata as m; d = m.distribution(sys.argv[1]); "
+        "print(json.dumps([d.version, d.requires, sorted(e.name for e in d.entry_points), d.metadata['Name']]))"
+    )
+    found = subprocess.run(
+        # -S: no site-packages, so the trimmed copies are the only metadata there is.
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(path)!r}); exec({script!r})",
+            name,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return found.stdout
