@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -15,9 +13,6 @@ from .settings import Settings
 from .tools import Business
 from .transport import McpEndpoint, http_error
 from .wire import INTERNAL_ERROR
-
-if TYPE_CHECKING:
-    pass
 
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
 MCP_PATHS = ("/mcp", "/mcp/")
@@ -43,7 +38,13 @@ def add_protected_resource_metadata(
         app.add_api_route(path, protected_resource, methods=["GET"], include_in_schema=False)
 
 
-def create_app(settings: Settings, business: Business, server: McpServer, logger: ToolLogger) -> FastAPI:
+def create_app(
+    settings: Settings,
+    business: Business,
+    server: McpServer,
+    logger: ToolLogger,
+    endpoint: McpEndpoint | None = None,
+) -> FastAPI:
     """The FastAPI app serving `server` at /mcp (and, when authentication is on, the protected-resource metadata).
 
     Args:
@@ -51,12 +52,14 @@ def create_app(settings: Settings, business: Business, server: McpServer, logger
         business: The business the server serves.
         server: The protocol server (`mcp_lambda.composition.build_server`).
         logger: The business's logger: unhandled errors and `server_started` are logged on it.
+        endpoint: The /mcp endpoint (default: one built on `server` with the settings' authenticator); the
+            Lambda handler answers /mcp requests on the same one (`mcp_lambda.lambda_adapter`).
 
     Returns:
         The app; `mcp_lambda.composition.build_runtime` builds it with everything it needs.
     """
-    authenticator = Authenticator(settings)
-    endpoint = McpEndpoint(server, settings, authenticator, logger)
+    endpoint = endpoint or McpEndpoint(server, settings, Authenticator(settings), logger)
+    authenticator = endpoint.authenticator
 
     # No slash redirects: a 307 to https://... breaks clients of a plain-HTTP server; /mcp/ is served as /mcp.
     app = FastAPI(
@@ -71,12 +74,17 @@ def create_app(settings: Settings, business: Business, server: McpServer, logger
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
-        # The last line of defence: log the stack, never send it.
-        error_id = log_internal_error(logger, "unhandled_error", exc)
-        return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
+        return internal_error_response(logger, exc)
 
     log_server_started(logger, business, settings)
     return app
+
+
+def internal_error_response(logger: ToolLogger, exc: Exception) -> Response:
+    """The last line of defence for an exception a route let escape: its stack logged with an error id, only the
+    id sent (500, -32603)."""
+    error_id = log_internal_error(logger, "unhandled_error", exc)
+    return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
 
 
 def served_at(settings: Settings) -> str:

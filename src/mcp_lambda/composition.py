@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .app import create_app
 from .apps import CardViewSet
+from .auth import Authenticator
 from .aws import AwsBudget
 from .calls.exactly_once import ExactlyOnceCalls
 from .calls.executor import ToolExecutor
@@ -45,6 +46,7 @@ from .stores.sessions import SessionStore
 from .tools import Business
 from .tools.business import BusinessDefinitionError
 from .tools.context import Services
+from .transport import McpEndpoint
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
@@ -108,6 +110,7 @@ class Runtime:
 
     Attributes:
         app: The FastAPI app Mangum serves.
+        endpoint: The app's /mcp endpoint, which the Lambda handler also calls directly (`lambda_adapter`).
         server: The protocol server behind it (task workers run on it too).
         logger: The business's logger.
         sessions: The legacy-era session store.
@@ -116,6 +119,7 @@ class Runtime:
     """
 
     app: FastAPI
+    endpoint: McpEndpoint
     server: McpServer
     logger: Logger
     sessions: SessionStore
@@ -354,8 +358,10 @@ def build_runtime(
     sessions = sessions or build_store("sessions", settings)
     idempotency = idempotency or build_store("exactly_once", settings)
     server = build_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
+    endpoint = McpEndpoint(server, settings, Authenticator(settings), logger)
     return Runtime(
-        app=create_app(settings, business, server, logger),
+        app=create_app(settings, business, server, logger, endpoint),
+        endpoint=endpoint,
         server=server,
         logger=logger,
         sessions=sessions,

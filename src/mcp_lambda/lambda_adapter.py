@@ -1,39 +1,58 @@
 """The ASGI app as a Lambda handler: Mangum for API Gateway HTTP API events, plus the fix-ups it needs, and the
 task worker for the internal event a task's asynchronous self-invocation carries (recognised first).
 
+A request to the MCP endpoint itself (`POST`, `GET` or `DELETE` on /mcp in a payload 2.0 event: nearly every
+invocation) is answered by `McpRoute`: Mangum's own HTTP API handler reads the event into the ASGI scope and turns
+the response back into the Lambda result, exactly as Mangum does, and the app's /mcp endpoint answers the request
+in between, without Mangum's ASGI message cycle or FastAPI's middleware stack and router, which decide nothing for
+this route (what that saves: docs/performance.md). What the app's exception handler does for an exception
+the endpoint lets escape is done here too. Any other event (another path or method, a payload 1.0 event) goes
+through Mangum to the app.
+
 An invocation never fails: what Mangum cannot read (a Host that is not `name[:port]`, text that is not UTF-8:
 a lone surrogate in a header, the path, the query or the body) is answered 400 before it gets there, and anything else that escapes it becomes a logged 500 with an error id, never a Lambda error.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mangum import Mangum
+from mangum.handlers import HTTPGateway
+from mangum.types import LambdaConfig, Message, Scope
+from starlette.requests import Request
+from starlette.responses import Response
 
-from .observability import log_internal_error
+from .app import MCP_METHODS, MCP_PATHS, internal_error_response
+from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
 from .wire import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
     from .composition import Runtime
+    from .transport import McpEndpoint
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def lambda_handler(runtime: Runtime) -> LambdaHandler:
+def lambda_handler(runtime: Runtime, direct: bool = True) -> LambdaHandler:
     """The Lambda handler of a container: HTTP events through Mangum to `runtime.app`, task events to its worker.
 
     Args:
         runtime: What the container built at cold start (`mcp_lambda.composition.build_runtime`).
+        direct: Answer requests to /mcp on `runtime.endpoint` through `McpRoute` (the default); False sends every
+            HTTP event through Mangum and the app (what the route's equivalence test compares it with).
 
     Returns:
         `handle(event, context) -> response`, which never raises.
     """
     asgi = Mangum(runtime.app, lifespan="off", api_gateway_base_path="/")
     logger = runtime.logger
+    route = McpRoute(runtime.endpoint, asgi.config, logger) if direct else None
 
     def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         job = task_job(event)
@@ -44,7 +63,9 @@ def lambda_handler(runtime: Runtime) -> LambdaHandler:
         if problem is not None:
             return _error(400, INVALID_REQUEST, f"Bad Request: {problem}", readable_id(event))
         try:
-            response: dict[str, Any] = asgi(event, context)
+            response = route(event, context) if route is not None else None
+            if response is None:
+                response = asgi(event, context)
         except Exception as exc:  # the last line of defence: a failed invocation tells the client nothing
             error_id = log_internal_error(logger, "unhandled_error", exc)
             return _error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
@@ -54,6 +75,56 @@ def lambda_handler(runtime: Runtime) -> LambdaHandler:
         return response
 
     return handle
+
+
+class _Gateway(HTTPGateway):
+    """Mangum's HTTP API handler with its ASGI scope built once: `HTTPGateway.scope` is a property that rebuilds it
+    on every read, and the handler reads it again to turn the response into the Lambda result."""
+
+    @functools.cached_property
+    def scope(self) -> Scope:
+        return super().scope
+
+
+class McpRoute:
+    """API Gateway HTTP API events for the MCP endpoint, answered by it without the ASGI app around it.
+
+    Args:
+        endpoint: The app's /mcp endpoint (`Runtime.endpoint`).
+        config: The Mangum adapter's configuration (its `config`): the same base path and text types.
+        logger: Where an exception the endpoint lets escape is logged, as the app's exception handler does.
+    """
+
+    def __init__(self, endpoint: McpEndpoint, config: LambdaConfig, logger: ToolLogger) -> None:
+        self.endpoint = endpoint
+        self.config = config
+        self.logger = logger
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any] | None:
+        """The Lambda result for an event this route serves, or None for one the app must serve."""
+        http = event.get("requestContext", {}).get("http") if event.get("version") == "2.0" else None
+        if not isinstance(http, dict) or http.get("method") not in MCP_METHODS:
+            return None
+        gateway = _Gateway(event, context, self.config)
+        scope = gateway.scope
+        if scope["path"] not in MCP_PATHS:
+            return None
+        body = gateway.body
+
+        async def receive() -> Message:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def answer() -> Response:
+            try:
+                return await self.endpoint(Request(scope, receive))
+            except Exception as exc:  # as the app's exception handler answers it
+                return internal_error_response(self.logger, exc)
+
+        # Mangum's loop, the thread's current one (Mangum sets it up at construction).
+        response = asyncio.get_event_loop().run_until_complete(answer())
+        # Mangum's cycle hands its handler the `http.response.start` headers, which are these very pairs.
+        headers = cast("list[list[bytes]]", response.raw_headers)
+        return gateway({"status": response.status_code, "headers": headers, "body": bytes(response.body)})
 
 
 def task_job(event: Any) -> tuple[str, int] | None:
@@ -89,6 +160,8 @@ def unencodable_text(event: dict[str, Any]) -> str | None:
     Only a hand-made event can hold one (API Gateway delivers UTF-8), but Mangum would fail the invocation on it.
     """
     headers = event.get("headers")
+    if _all_encode(event, headers):
+        return None
     for name, value in headers.items() if isinstance(headers, dict) else ():
         if not (_encodes(name) and _encodes(value)):
             label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
@@ -110,6 +183,22 @@ def readable_id(event: dict[str, Any]) -> RequestId | None:
         return recover_id(json.loads(body))
     except (ValueError, RecursionError):
         return None
+
+
+def _all_encode(event: dict[str, Any], headers: Any) -> bool:
+    """Whether every text `unencodable_text` looks at encodes, checked with one encode of them all (the usual answer,
+    in a fraction of the time a part-by-part walk takes); False when one does not or one is not text."""
+    parts = [event.get("rawPath", ""), event.get("rawQueryString", "")]
+    if not event.get("isBase64Encoded"):
+        parts.append(event.get("body") or "")
+    if isinstance(headers, dict):
+        parts += headers
+        parts += headers.values()
+    try:
+        "".join(parts).encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        return False
+    return True
 
 
 def _encodes(text: Any) -> bool:
