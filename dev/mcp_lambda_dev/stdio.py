@@ -30,8 +30,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from mcp_lambda.app import log_server_started
-from mcp_lambda.composition import build_server
+from mcp_lambda.composition import build_server, log_server_started
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer

@@ -7,16 +7,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .auth import CACHE_CONTROL, METADATA_PATHS, Authenticator
-from .observability import ToolLogger, log_internal_error
+from .observability import ToolLogger
 from .protocol import McpServer
 from .settings import Settings
 from .tools import Business
-from .transport import McpEndpoint, http_error
-from .wire import INTERNAL_ERROR
-
-# The endpoint, with and without the trailing slash some clients add (template.yaml routes both).
-MCP_PATHS = ("/mcp", "/mcp/")
-MCP_METHODS = ["POST", "GET", "DELETE"]
+from .transport import MCP_METHODS, MCP_PATHS, McpEndpoint, internal_error_response
 
 
 def add_protected_resource_metadata(
@@ -76,43 +71,4 @@ def create_app(
     async def internal_error(request: Request, exc: Exception) -> Response:
         return internal_error_response(logger, exc)
 
-    log_server_started(logger, business, settings)
     return app
-
-
-def internal_error_response(logger: ToolLogger, exc: Exception) -> Response:
-    """The last line of defence for an exception a route let escape: its stack logged with an error id, only the
-    id sent (500, -32603)."""
-    error_id = log_internal_error(logger, "unhandled_error", exc)
-    return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
-
-
-def served_at(settings: Settings) -> str:
-    """Where this process serves MCP: `SERVED_AT` (make run's URL, make stdio's `stdio`), else the Lambda
-    function's name, else `in-process` (a test kit's handler)."""
-    if settings.served_at:
-        return settings.served_at
-    if settings.aws_lambda_function_name:
-        return f"lambda:{settings.aws_lambda_function_name}"
-    return "in-process"
-
-
-def log_server_started(logger: ToolLogger, business: Business, settings: Settings) -> None:
-    """The one start-up line: where it serves, the version, the environment and the tool count (never the
-    value of a variable beyond these).
-
-    Args:
-        logger: The business's logger.
-        business: The business served.
-        settings: The process's settings.
-    """
-    logger.info(
-        "server_started",
-        extra={
-            "event": "server_started",
-            "endpoint": served_at(settings),
-            "version": business.version,
-            "environment": settings.environment,
-            "tool_count": len(business.tools),
-        },
-    )

@@ -8,12 +8,12 @@ imports `businesses` (by name, from the settings); everything below it receives 
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .app import create_app
 from .apps import CardViewSet
 from .auth import Authenticator
 from .aws import AwsBudget
@@ -24,7 +24,7 @@ from .calls.quotas import build_quotas
 from .downstream import EgressDeclarationError, EgressPolicy, HttpClient
 from .manifest.locate import bind_business_manifest, manifest_path
 from .manifest.visibility import all_fields
-from .observability import ToolTelemetry, configure_process, get_logger
+from .observability import ToolLogger, ToolTelemetry, configure_process, get_logger
 from .platform_api import PlatformApiClient, platform_egress
 from .protocol.apps import AppViews
 from .protocol.contexts import ContextFactory
@@ -109,8 +109,9 @@ class Runtime:
     """Everything one container built at cold start: what the Lambda handler, the dev tools and the tests use.
 
     Attributes:
-        app: The FastAPI app Mangum serves.
-        endpoint: The app's /mcp endpoint, which the Lambda handler also calls directly (`lambda_adapter`).
+        app: The FastAPI app Mangum serves, built (and FastAPI imported) on first use: the Lambda handler answers
+            requests to /mcp on `endpoint` itself (`lambda_adapter.McpRoute`), so only another path needs it.
+        endpoint: The app's /mcp endpoint.
         server: The protocol server behind it (task workers run on it too).
         logger: The business's logger.
         sessions: The legacy-era session store.
@@ -118,13 +119,20 @@ class Runtime:
         manifest_path: The business's manifest file (which may not exist: results are then served unchecked).
     """
 
-    app: FastAPI
     endpoint: McpEndpoint
     server: McpServer
     logger: Logger
     sessions: SessionStore
     idempotency: IdempotencyStore
     manifest_path: Path
+    settings: Settings
+    business: Business
+
+    @functools.cached_property
+    def app(self) -> FastAPI:
+        from .app import create_app
+
+        return create_app(self.settings, self.business, self.server, self.logger, self.endpoint)
 
     def run_task(self, task_id: str, run: int, invocation_id: str | None) -> dict[str, Any]:
         """Run one task worker invocation to its end (the internal event a task's self-invocation carries).
@@ -359,12 +367,45 @@ def build_runtime(
     idempotency = idempotency or build_store("exactly_once", settings)
     server = build_server(settings, business, sessions, idempotency, tasks, invoker, secrets, quotas)
     endpoint = McpEndpoint(server, settings, Authenticator(settings), logger)
+    log_server_started(logger, business, settings)
     return Runtime(
-        app=create_app(settings, business, server, logger, endpoint),
         endpoint=endpoint,
         server=server,
         logger=logger,
         sessions=sessions,
         idempotency=idempotency,
         manifest_path=manifest_path(settings, business),
+        settings=settings,
+        business=business,
+    )
+
+
+def served_at(settings: Settings) -> str:
+    """Where this process serves MCP: `SERVED_AT` (make run's URL, make stdio's `stdio`), else the Lambda
+    function's name, else `in-process` (a test kit's handler)."""
+    if settings.served_at:
+        return settings.served_at
+    if settings.aws_lambda_function_name:
+        return f"lambda:{settings.aws_lambda_function_name}"
+    return "in-process"
+
+
+def log_server_started(logger: ToolLogger, business: Business, settings: Settings) -> None:
+    """The one start-up line: where it serves, the version, the environment and the tool count (never the
+    value of a variable beyond these).
+
+    Args:
+        logger: The business's logger.
+        business: The business served.
+        settings: The process's settings.
+    """
+    logger.info(
+        "server_started",
+        extra={
+            "event": "server_started",
+            "endpoint": served_at(settings),
+            "version": business.version,
+            "environment": settings.environment,
+            "tool_count": len(business.tools),
+        },
     )

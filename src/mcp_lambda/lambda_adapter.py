@@ -27,14 +27,13 @@ from mangum.types import LambdaConfig, Message, Scope
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .app import MCP_METHODS, MCP_PATHS, internal_error_response
 from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
+from .transport import MCP_METHODS, MCP_PATHS, McpEndpoint, internal_error_response
 from .wire import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
     from .composition import Runtime
-    from .transport import McpEndpoint
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -50,7 +49,7 @@ def lambda_handler(runtime: Runtime, direct: bool = True) -> LambdaHandler:
     Returns:
         `handle(event, context) -> response`, which never raises.
     """
-    asgi = Mangum(runtime.app, lifespan="off", api_gateway_base_path="/")
+    asgi = Mangum(_AppOnFirstUse(runtime), lifespan="off", api_gateway_base_path="/")
     logger = runtime.logger
     route = McpRoute(runtime.endpoint, asgi.config, logger) if direct else None
 
@@ -75,6 +74,17 @@ def lambda_handler(runtime: Runtime, direct: bool = True) -> LambdaHandler:
         return response
 
     return handle
+
+
+class _AppOnFirstUse:
+    """`runtime.app` as an ASGI app, built by the first request that reaches it: the requests to /mcp that
+    `McpRoute` answers, nearly all, never need it, so a container that only serves them never imports FastAPI."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        await self.runtime.app(scope, receive, send)
 
 
 class _Gateway(HTTPGateway):

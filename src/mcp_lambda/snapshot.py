@@ -6,7 +6,8 @@ every new environment of that version from the snapshot instead of initializing 
 - Before the snapshot, once per version: the expensive start-up work, so no restored environment repeats it.
   Importing the code, building the app, binding the manifest and compiling the argument validators is what the
   handler module does anyway; this hook then serves a stateless `server/discover` and `tools/list` in process
-  (the first request's lazy imports and caches), loads what only some requests load on first use (the tasks
+  (the first request's lazy imports and caches), builds the FastAPI app with one request to a path only it serves
+  (`/`, a 404: the Lambda handler answers /mcp without it, so a container builds it on first use), loads what only some requests load on first use (the tasks
   extension's modules, the Task, StoredCaller and legacy Session validators, the tools' argument validators
   where `make build` compiled their schemas), and, when the settings use an AWS service, imports boto3 and loads
   those services' API models.
@@ -54,6 +55,9 @@ def before_snapshot(handler: Handler, settings: Settings | None = None) -> None:
         response = handler(warm_up_event(method), _SnapshotContext())
         if response.get("statusCode") != 200:
             raise RuntimeError(f"SnapStart warm-up: {method} answered {response.get('statusCode')}")
+    response = handler(app_warm_up_event(), _SnapshotContext())
+    if response.get("statusCode") != 404:
+        raise RuntimeError(f"SnapStart warm-up: GET / answered {response.get('statusCode')}")
     load_on_first_use_parts()
     services = aws_services(settings or get_settings())
     if services:
@@ -95,6 +99,14 @@ def aws_services(settings: Settings) -> list[str]:
     if settings.tasks_store == "dynamodb" and settings.aws_lambda_function_name:
         services.add("lambda")  # a task's worker is an asynchronous self-invocation
     return sorted(services)
+
+
+def app_warm_up_event() -> dict[str, Any]:
+    """`GET /` as API Gateway delivers it: a path only the FastAPI app serves (with a 404)."""
+    event = warm_up_event("ping")
+    event.update(routeKey="GET /", rawPath="/", body=None)
+    event["requestContext"]["http"].update(method="GET", path="/")
+    return event
 
 
 def warm_up_event(method: str) -> dict[str, Any]:

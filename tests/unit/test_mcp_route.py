@@ -152,3 +152,32 @@ def test_an_exception_the_endpoint_lets_escape_is_the_apps_500_with_an_error_id(
     assert json.loads(response["body"])["error"]["message"] == "Internal error (<minted>)"
     logged = [record for record in caplog.records if record.getMessage() == "unhandled_error"]
     assert len(logged) == 2 and all(record.exc_info for record in logged)  # each logged its stack with the id
+
+
+def test_a_container_that_serves_only_mcp_never_imports_fastapi() -> None:
+    """Requests to /mcp are the route's: FastAPI is imported (and the app built) by the first request elsewhere."""
+    import subprocess
+    import sys
+
+    script = """
+import json, sys
+import mcp_lambda.handler as entry
+from mcp_lambda.protocol.framing import modern_request
+from mcp_lambda.testing.apigateway import LocalContext, http_event
+body, headers = modern_request("tools/list", request_id=1)
+listed = entry.handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+assert listed["statusCode"] == 200, listed
+assert "fastapi" not in sys.modules and "app" not in vars(entry.runtime)
+other = entry.handler(http_event("GET", "/other", {}, None), LocalContext())
+assert other["statusCode"] == 404 and "fastapi" in sys.modules, other
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**_env(), "BUSINESS": "demo"}
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith(("BUSINESS", "MANIFEST"))}

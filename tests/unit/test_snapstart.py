@@ -94,24 +94,28 @@ def test_the_hooks_are_registered_only_where_the_runtime_provides_them(
 
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         handler_seen.append(event)
-        return {"statusCode": 200}
+        return {"statusCode": 200 if event["body"] else 404}
 
     assert snapshot.register(handler, Settings()) is True
     before, args = registered["before"]
     before(*args)  # what the runtime does before taking the snapshot
-    methods = [json.loads(event["body"])["method"] for event in handler_seen]
-    assert methods == ["server/discover", "tools/list"]
+    requests = [json.loads(e["body"])["method"] if e["body"] else e["rawPath"] for e in handler_seen]
+    assert requests == ["server/discover", "tools/list", "/"]
     assert registered["after"] == (snapshot.after_restore, ())
 
 
 def test_the_warm_up_requests_are_answered_by_the_real_app() -> None:
     from tests.support.business import TEST_BUSINESS
-    from tests.support.handlers import build_handler
 
+    from mcp_lambda.composition import build_runtime
+    from mcp_lambda.lambda_adapter import lambda_handler
     from mcp_lambda.testing import McpTestClient
 
-    client = McpTestClient.over_handler(build_handler(TEST_BUSINESS))
-    snapshot.before_snapshot(client.handler, Settings())  # raises unless both answer 200
+    runtime = build_runtime(Settings(business=TEST_BUSINESS.name), TEST_BUSINESS)
+    client = McpTestClient.over_handler(lambda_handler(runtime))
+    assert "app" not in vars(runtime)  # the /mcp requests alone never build the FastAPI app
+    snapshot.before_snapshot(client.handler, Settings())  # raises unless both answer 200 and / a 404
+    assert "app" in vars(runtime)  # built before the snapshot, not in each restored environment
     listed = client.handler(snapshot.warm_up_event("tools/list"), None)
     assert listed["statusCode"] == 200 and json.loads(listed["body"])["result"]["tools"]
 

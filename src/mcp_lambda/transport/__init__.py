@@ -1,5 +1,12 @@
 """HTTP only: headers, Origin, content negotiation, status mapping, SSE framing."""
 
-from .http import McpEndpoint, http_error, to_response
+from .http import MCP_METHODS, MCP_PATHS, McpEndpoint, http_error, internal_error_response, to_response
 
-__all__ = ["McpEndpoint", "http_error", "to_response"]
+__all__ = [
+    "MCP_METHODS",
+    "MCP_PATHS",
+    "McpEndpoint",
+    "http_error",
+    "internal_error_response",
+    "to_response",
+]

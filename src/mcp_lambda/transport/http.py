@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from .. import deadlines
 from ..auth import Authenticator, AuthFailure
-from ..observability import ToolLogger, request_credentials
+from ..observability import ToolLogger, log_internal_error, request_credentials
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import RpcError, error_response, recover_id, retry_data
 from ..settings import Settings, milliseconds
@@ -34,6 +34,18 @@ def _json_bytes(value: Any) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+# The endpoint, with and without the trailing slash some clients add (template.yaml routes both), and its methods.
+MCP_PATHS = ("/mcp", "/mcp/")
+MCP_METHODS = ["POST", "GET", "DELETE"]
+
+
+def internal_error_response(logger: ToolLogger, exc: Exception) -> Response:
+    """The last line of defence for an exception a route let escape: its stack logged with an error id, only the
+    id sent (500, -32603)."""
+    error_id = log_internal_error(logger, "unhandled_error", exc)
+    return http_error(500, INTERNAL_ERROR, f"Internal error (error id {error_id})")
 
 
 # A refused request's body is parsed for its id only up to this size: enough for any real request, cheap to read.
