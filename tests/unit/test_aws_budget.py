@@ -56,3 +56,45 @@ def test_no_attempt_starts_after_the_deadline() -> None:
     )
     with deadlines.active(deadlines.Deadline(time.monotonic() - 1)), pytest.raises(AwsCallTimedOut):
         client.list_tables()
+
+
+def test_no_attempt_starts_after_the_caller_gave_the_call_up() -> None:
+    """A call abandoned at its budget is not retried behind the caller's back: botocore's next attempt would land
+    a write (an exactly-once claim, a session) the caller already answered as failed."""
+    import socket
+
+    accepted: list[socket.socket] = []
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+    stop = threading.Event()
+
+    def accept() -> None:  # a DynamoDB that takes the request and never answers
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    acceptor = threading.Thread(target=accept, daemon=True)
+    acceptor.start()
+    budget = AwsBudget(connect_seconds=0.5, read_seconds=0.4, max_attempts=3, wait_seconds=0.2)
+    client = budget.client(
+        "dynamodb",
+        endpoint_url=f"http://127.0.0.1:{server.getsockname()[1]}",
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    try:
+        with pytest.raises(AwsCallTimedOut):
+            budget.call(client.list_tables)
+        time.sleep(
+            2.0
+        )  # the first attempt's read timeout, then botocore's backoff and the attempts it would make
+        assert len(accepted) == 1
+    finally:
+        stop.set()
+        acceptor.join()
+        for connection in accepted:
+            connection.close()
+        server.close()

@@ -5,13 +5,17 @@ standard retry mode, backoff with jitter). The whole budget is held to half the 
 less `DEADLINE_MARGIN_MS`), scaled down evenly when it would not fit, so that a caller still has time to answer
 with its own error (503 + Retry-After, 50020) before the deadline. `AwsBudget.call` also waits at most until the
 current request deadline, on a worker thread: a trickling answer resets botocore's read timeout with every byte
-and could otherwise hold the request as long as it likes. An attempt is never started after the deadline.
+and could otherwise hold the request as long as it likes. An attempt is never started after the deadline, nor
+after `AwsBudget.call` gave its call up: botocore's retry would otherwise land, unobserved, a write the caller
+already answered as failed (an exactly-once claim left in progress, a session touched).
 
 `client_config(settings)` is what a client built elsewhere takes (e.g. Powertools' `boto_config=`).
 """
 
 from __future__ import annotations
 
+import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -25,6 +29,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 MAX_BACKOFF_SECONDS = 20  # botocore's cap on one retry delay
+# Set by `AwsBudget.call` for the call it runs (the worker thread runs it in a copy of this context): set when the
+# caller gives the call up, after which `_refuse_after_deadline` lets no further attempt start.
+_GIVEN_UP: ContextVar[threading.Event | None] = ContextVar("aws_call_given_up", default=None)
 
 
 # DynamoDB's answers that mean "too many requests now": a retry may come sooner than after other failures.
@@ -90,10 +97,15 @@ class AwsBudget:
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """`fn(*args, **kwargs)` waited for at most `wait_seconds` and never past the request deadline."""
         timeout = deadlines.current().cap(self.wait_seconds)
+        given_up = threading.Event()
+        token = _GIVEN_UP.set(given_up)
         try:
             return call_within(timeout, fn, *args, **kwargs)
         except TimeoutError:
+            given_up.set()  # the attempt in flight may still finish; no other one starts
             raise AwsCallTimedOut(f"no answer within {timeout:.3f} s") from None
+        finally:
+            _GIVEN_UP.reset(token)
 
 
 class BudgetedClient:
@@ -133,3 +145,6 @@ def _refuse_after_deadline(**_: Any) -> None:
     # botocore emits before-send before every attempt; raising here ends the call (retries included).
     if deadlines.current().expired:
         raise AwsCallTimedOut("the request deadline has passed")
+    given_up = _GIVEN_UP.get()
+    if given_up is not None and given_up.is_set():
+        raise AwsCallTimedOut("the caller gave the call up")
