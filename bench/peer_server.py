@@ -25,7 +25,6 @@ import resource
 import sys
 import time
 import types
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +187,8 @@ def closure_size(requirements: list[str]) -> int:
     """Bytes of the installed files of `requirements` and everything they require (as installed here), without
     compiled caches and without the boto3 closure. A requirement not installed here (another platform's, an
     extra's) is skipped."""
+    from importlib import metadata  # here, not at the top: the measured processes load only what they import
+
     seen: set[str] = set()
     pending = [_requirement(line)[:2] for line in requirements]
     total = 0

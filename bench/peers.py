@@ -107,9 +107,18 @@ class Runner:
             path = os.pathsep.join([str(self.staged), str(self.ours_site)])
             env.update(PYTHONPATH=path, MANIFEST_DIR=self.manifests, BUSINESS="demo")
             env.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
-        python = self.peers_python
+        # Ours without the venv's site-packages (-S): only what the package holds can be imported, as in Lambda
+        # (the peers' venv holds packages ours does not ship, e.g. python-multipart, which Starlette imports if found).
+        isolation = ["-S"] if implementation == "ours" else []
         done = subprocess.run(
-            [python, str(SERVER), mode, implementation, str(self.specs[implementation])],
+            [
+                self.peers_python,
+                *isolation,
+                str(SERVER),
+                mode,
+                implementation,
+                str(self.specs[implementation]),
+            ],
             env=env,
             cwd=REPO,
             stdout=subprocess.DEVNULL,  # per-request log lines and metrics cost their formatting, not a terminal

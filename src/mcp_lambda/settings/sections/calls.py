@@ -44,7 +44,13 @@ class TimeoutsSection(BaseModel):
         ge=timedelta(milliseconds=10),
         description="every AWS client: read timeout per attempt; held to half the request's budget",
     )
-    aws_max_attempts: int = Field(2, ge=1, le=10, description="every AWS client: attempts in all")
+    aws_max_attempts: int = Field(
+        2,
+        ge=1,
+        le=10,
+        description="every AWS client: attempts in all; none starts after the request deadline or after the call "
+        "was given up at its budget",
+    )
 
     @model_validator(mode="after")
     def _a_margin_inside_the_deadline(self) -> Self:
