@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..tools import ToolResult
+from .compiled import CompiledOnce
 from .models import EntitySpec, FieldSpec, Manifest
 from .visibility import NO_SCOPES, Projected, declared_entities, granted, last_projection
 
@@ -104,19 +105,19 @@ class _Sorted:
                 self.visible_numbers.update(number_renderings(leaf) or ())
 
 
+def _compile_hidden_ways(spec: EntitySpec) -> Any:
+    return _object_node({name: field for name, field in spec.fields.items() if name != "entity_type"})
+
+
 # What of an entity may be hidden, compiled once per entity spec: ("field", spec, inside) for a field that is
 # llm_visible: false or needs a scope, ("object", {name: node}) and ("array", node of the items) on the way to one;
 # None where nothing can be hidden. The first pass walks only these ways.
-_NODES: dict[int, tuple[EntitySpec, Any]] = {}
+_HIDDEN_WAYS = CompiledOnce(_compile_hidden_ways)
 
 
 def hidden_ways(spec: EntitySpec) -> Any:
     """The compiled ways to what an entity spec may hide (`entity_type` left out); None when it hides nothing."""
-    known = _NODES.get(id(spec))
-    if known is None or known[0] is not spec:
-        fields = {name: field for name, field in spec.fields.items() if name != "entity_type"}
-        known = _NODES[id(spec)] = (spec, _object_node(fields))
-    return known[1]
+    return _HIDDEN_WAYS(spec)
 
 
 def _object_node(fields: Mapping[str, FieldSpec]) -> Any:

@@ -15,13 +15,10 @@ from typing import Any, NamedTuple
 
 from ..tools import ToolResult
 from ..tools.results import sentence_and_json
+from .compiled import CompiledOnce
 from .models import EntitySpec, FieldSpec, Manifest
 
 NO_SCOPES: frozenset[str] = frozenset()
-# A field mapping compiled for the projection, once per mapping (keyed by its id; the mapping is kept, so the id
-# stays its own): for each model-visible field its name, its spec when it has an inside to project (None: the
-# value as it is) and the scope it requires. Every result walks only these.
-_PLANS: dict[int, tuple[Mapping[str, FieldSpec], tuple[tuple[str, FieldSpec | None, str | None], ...]]] = {}
 
 
 class Projected(NamedTuple):
@@ -73,16 +70,18 @@ def project_fields(
     return out
 
 
-def _plan(fields: Mapping[str, FieldSpec]) -> tuple[tuple[str, FieldSpec | None, str | None], ...]:
-    known = _PLANS.get(id(fields))
-    if known is None or known[0] is not fields:
-        plan = tuple(
-            (name, spec if _has_inside(spec) else None, spec.requires_scope)
-            for name, spec in fields.items()
-            if spec.llm_visible
-        )
-        known = _PLANS[id(fields)] = (fields, plan)
-    return known[1]
+def _compile_plan(fields: Mapping[str, FieldSpec]) -> tuple[tuple[str, FieldSpec | None, str | None], ...]:
+    return tuple(
+        (name, spec if _has_inside(spec) else None, spec.requires_scope)
+        for name, spec in fields.items()
+        if spec.llm_visible
+    )
+
+
+# A field mapping compiled for the projection, once per mapping: for each model-visible field its name, its spec
+# when it has an inside to project (None: the value as it is) and the scope it requires. Every result walks only
+# these.
+_plan = CompiledOnce(_compile_plan)
 
 
 def _has_inside(spec: FieldSpec) -> bool:
@@ -249,19 +248,18 @@ def _walk(path: str, fields: Mapping[str, FieldSpec]) -> Iterator[tuple[str, Fie
             yield from _walk(f"{path}.{name}.items.properties", spec.items.properties or {})
 
 
-# The ways to the fields of a mapping that require a scope, compiled once per mapping (as `_PLANS`): {name: node},
-# a node being ("scoped", scope, inside or None), ("object", {name: node}) or ("array", node); None when the mapping
-# holds no such field at any depth (then a card client's entity goes out as it is, uncopied).
-_SCOPED: dict[int, tuple[Mapping[str, FieldSpec], dict[str, Any] | None]] = {}
 _REMOVED = object()
 
 
-def _scoped_ways(fields: Mapping[str, FieldSpec]) -> dict[str, Any] | None:
-    known = _SCOPED.get(id(fields))
-    if known is None or known[0] is not fields:
-        ways = {name: node for name, spec in fields.items() if (node := _scoped_node(spec)) is not None}
-        known = _SCOPED[id(fields)] = (fields, ways or None)
-    return known[1]
+def _compile_scoped_ways(fields: Mapping[str, FieldSpec]) -> dict[str, Any] | None:
+    ways = {name: node for name, spec in fields.items() if (node := _scoped_node(spec)) is not None}
+    return ways or None
+
+
+# The ways to the fields of a mapping that require a scope, compiled once per mapping: {name: node}, a node being
+# ("scoped", scope, inside or None), ("object", {name: node}) or ("array", node); None when the mapping holds no
+# such field at any depth (then a card client's entity goes out as it is, uncopied).
+_scoped_ways = CompiledOnce(_compile_scoped_ways)
 
 
 def _scoped_node(spec: FieldSpec) -> Any:
