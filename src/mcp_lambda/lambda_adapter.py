@@ -9,8 +9,10 @@ this route (what that saves: docs/performance.md). What the app's exception hand
 the endpoint lets escape is done here too. Any other event (another path or method, a payload 1.0 event) goes
 through Mangum to the app.
 
-An invocation never fails: what Mangum cannot read (a Host that is not `name[:port]`, text that is not UTF-8:
-a lone surrogate in a header, the path, the query or the body) is answered 400 before it gets there, and anything else that escapes it becomes a logged 500 with an error id, never a Lambda error.
+An invocation never fails: what Mangum cannot read (a payload 2.0 event whose parts are not of the types API
+Gateway sends, a Host that is not `name[:port]`, text that is not UTF-8: a lone surrogate in a header, the path,
+the query or the body) is answered 400 before it gets there, and anything else that escapes it becomes a logged
+500 with an error id, never a Lambda error. Only a hand-made event (a saved one edited, a replay) can be so.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def lambda_handler(runtime: Runtime, direct: bool = True) -> LambdaHandler:
         if job is not None:
             task_id, run = job
             return runtime.run_task(task_id, run, getattr(context, "aws_request_id", None))
-        problem = unreadable_host(event) or unencodable_text(event)
+        problem = unreadable_shape(event) or unreadable_host(event) or unencodable_text(event)
         if problem is not None:
             return _error(400, INVALID_REQUEST, f"Bad Request: {problem}", readable_id(event))
         try:
@@ -112,9 +114,10 @@ class McpRoute:
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any] | None:
         """The Lambda result for an event this route serves, or None for one the app must serve."""
-        http = event.get("requestContext", {}).get("http") if event.get("version") == "2.0" else None
+        context_of = event.get("requestContext") if event.get("version") == "2.0" else None
+        http = context_of.get("http") if isinstance(context_of, dict) else None
         if not isinstance(http, dict) or http.get("method") not in MCP_METHODS:
-            return None
+            return None  # the app's (or, for an event it cannot read, Mangum's own answer)
         gateway = _Gateway(event, context, self.config)
         scope = gateway.scope
         if scope["path"] not in MCP_PATHS:
@@ -145,6 +148,32 @@ def task_job(event: Any) -> tuple[str, int] | None:
     from .calls.task_invoke import parse_task_event
 
     return parse_task_event(event)
+
+
+# The parts of a payload 2.0 event Mangum reads, and the types API Gateway gives them.
+_V2_PARTS = (("rawQueryString", str), ("headers", dict), ("cookies", list), ("body", (str, bytes)))
+_V2_HTTP_PARTS = (("method", str), ("path", str), ("sourceIp", str))
+
+
+def unreadable_shape(event: dict[str, Any]) -> str | None:
+    """Which part of a payload 2.0 event is not of the type API Gateway gives it (Mangum would fail the invocation
+    on it), or None. A part that may be absent may also be null."""
+    if event.get("version") != "2.0":
+        return None
+    context = event.get("requestContext")
+    http = context.get("http") if isinstance(context, dict) else None
+    if not isinstance(http, dict):
+        return "the event's requestContext.http must be an object"
+    for name, kind in _V2_HTTP_PARTS:
+        if not isinstance(http.get(name), kind):
+            return f"the event's requestContext.http.{name} must be a string"
+    for name, kinds in _V2_PARTS:
+        value = event.get(name)
+        if value is not None and not isinstance(value, kinds):
+            return f"the event's {name} is not of the type API Gateway sends"
+    if not all(isinstance(cookie, str) for cookie in event.get("cookies") or ()):
+        return "the event's cookies must be strings"
+    return None
 
 
 def unreadable_host(event: dict[str, Any]) -> str | None:

@@ -181,3 +181,35 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith(("BUSINESS", "MANIFEST"))}
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"requestContext": "not an object"}, "requestContext.http"),
+        ({"requestContext": {"http": "not an object"}}, "requestContext.http"),
+        (
+            {"requestContext": {"http": {"method": ["POST"], "path": "/mcp", "sourceIp": "1.2.3.4"}}},
+            ".method",
+        ),
+        ({"requestContext": {"http": {"method": "POST", "path": 7, "sourceIp": "1.2.3.4"}}}, ".path"),
+        ({"requestContext": {"http": {"method": "POST", "path": "/mcp"}}}, ".sourceIp"),
+        ({"headers": ["accept"]}, "headers"),
+        ({"rawQueryString": 1}, "rawQueryString"),
+        ({"body": {"jsonrpc": "2.0"}}, "body"),
+        ({"cookies": "a=1"}, "cookies"),
+        ({"cookies": [1]}, "cookies"),
+    ],
+)
+def test_a_hand_made_event_of_the_wrong_shape_is_a_400_naming_the_part(
+    change: dict[str, Any], named: str
+) -> None:
+    """What only an edited saved event can hold: refused before Mangum, which would fail the invocation on it."""
+    event = {**_post(LIST), **change}
+    direct, through_app = (Conversation(h) for h in handlers())
+    answer = direct.send(event)
+    assert answer == through_app.send(event)
+    response = json.loads(answer)
+    assert response["statusCode"] == 400
+    error = json.loads(response["body"])["error"]
+    assert error["code"] == -32600 and named in error["message"] and "Bad Request" in error["message"]
