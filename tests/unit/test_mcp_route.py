@@ -32,10 +32,10 @@ def _no_inventory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEMO_INVENTORY_URL", "")  # as the recordings were made: no live port in any answer
 
 
-def handlers() -> tuple[LambdaHandler, LambdaHandler]:
+def handlers(overrides: dict[str, Any] | None = None) -> tuple[LambdaHandler, LambdaHandler]:
     """Two containers of the demo, one answering /mcp directly and one through Mangum and the app."""
     business = load_business("demo")
-    settings = make_settings(business)
+    settings = make_settings(business, overrides)
     return (
         lambda_handler(build_runtime(settings, business), direct=True),
         lambda_handler(build_runtime(settings, business), direct=False),
@@ -213,3 +213,31 @@ def test_a_hand_made_event_of_the_wrong_shape_is_a_400_naming_the_part(
     assert response["statusCode"] == 400
     error = json.loads(response["body"])["error"]
     assert error["code"] == -32600 and named in error["message"] and "Bad Request" in error["message"]
+
+
+def test_an_api_gateway_authorizer_mode_is_answered_the_same() -> None:
+    """AUTH_MODE=apigateway: the caller the authorizer vouched for, the 401 without one (its challenge naming the
+    metadata URL built from the event), and the metadata document itself (served by the app on both paths)."""
+    from mcp_lambda.testing.identity import Identity, authorizer_context
+
+    vouched = authorizer_context(Identity("user-1", scopes=("orders:read",)))
+    with_caller = _post(LIST)
+    with_caller["requestContext"]["authorizer"] = vouched
+    call = _post(
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search_products", "arguments": {}},
+        }
+    )
+    call["requestContext"]["authorizer"] = vouched
+    metadata = http_event(
+        "GET", "/.well-known/oauth-protected-resource/mcp", {"host": "api.example.com"}, None
+    )
+    direct, through_app = (Conversation(h) for h in handlers({"auth_mode": "apigateway"}))
+    for event in (_post(LIST), with_caller, call, metadata):
+        answer = direct.send(event)
+        assert answer == through_app.send(event)
+    statuses = [json.loads(direct.send(e))["statusCode"] for e in (_post(LIST), with_caller, metadata)]
+    assert statuses[0] == 401 and statuses[1] != 401 and statuses[2] == 200  # (a list without a session: 400)
