@@ -175,7 +175,7 @@ def package_bytes(runner: Runner) -> int:
     (dev/mcp_lambda_tools/build/package_prune.py), no compiled caches."""
     import shutil
 
-    from mcp_lambda_tools.build.package_prune import trim_metadata, unused
+    from mcp_lambda_tools.build.package_prune import prune
     from mcp_lambda_tools.build.package_size import parts
 
     with tempfile.TemporaryDirectory() as out:
@@ -183,12 +183,7 @@ def package_bytes(runner: Runner) -> int:
         caches = shutil.ignore_patterns("__pycache__", "*.pyc", "*.c", "*.pyi")
         shutil.copytree(runner.ours_site, package, ignore=caches)
         shutil.copytree(runner.staged, package, ignore=caches, dirs_exist_ok=True)
-        for path in unused(package):
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
-        trim_metadata(package)
+        prune(package)
         shutil.rmtree(package / "pydantic" / "v1", ignore_errors=True)  # mk/deploy.mk's PRUNE
         return sum(parts(package, None)["framework"].values())
 

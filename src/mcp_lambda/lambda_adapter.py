@@ -117,7 +117,7 @@ class McpRoute:
         context_of = event.get("requestContext") if event.get("version") == "2.0" else None
         http = context_of.get("http") if isinstance(context_of, dict) else None
         if not isinstance(http, dict) or http.get("method") not in MCP_METHODS:
-            return None  # the app's (or, for an event it cannot read, Mangum's own answer)
+            return None  # another method or a payload 1.0 event: the app's
         gateway = _Gateway(event, context, self.config)
         scope = gateway.scope
         if scope["path"] not in MCP_PATHS:

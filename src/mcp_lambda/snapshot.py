@@ -7,8 +7,8 @@ every new environment of that version from the snapshot instead of initializing 
   Importing the code, building the app, binding the manifest and compiling the argument validators is what the
   handler module does anyway; this hook then serves a stateless `server/discover` and `tools/list` in process
   (the first request's lazy imports and caches), builds the FastAPI app with one request to a path only it serves
-  (`/`, a 404: the Lambda handler answers /mcp without it, so a container builds it on first use), loads what only some requests load on first use (the tasks
-  extension's modules, the Task, StoredCaller and legacy Session validators, the tools' argument validators
+  (`/`, a 404: the Lambda handler answers /mcp without it, so a container builds it on first use), loads what only
+  some requests load on first use (the tasks extension's modules, the Task, StoredCaller and legacy Session validators, the tools' argument validators
   where `make build` compiled their schemas), and, when the settings use an AWS service, imports boto3 and loads
   those services' API models.
 - After the restore, in each environment before its first request: renew what must not be shared between

@@ -19,6 +19,7 @@ from mcp_lambda.stores import BACKENDS
 from mcp_lambda_tools.build.package_prune import (
     ASSETS,
     TOP,
+    drop,
     module_names,
     reached,
     unused,
@@ -123,12 +124,7 @@ def test_every_module_shipped_imports_with_the_package_alone(staged: Path) -> No
 
 
 def test_the_powertools_units_pruned_are_never_imported_and_what_stays_imports(tmp_path: Path) -> None:
-    package = tmp_path / "package"
-    shutil.copytree(
-        ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing")
-    )
-    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
-    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    package = _with_powertools(tmp_path, ours=True)
     dropped = unused_units(package)
     assert package / TOP / "utilities" / "batch" in dropped  # a utility nothing of ours imports
     for unit in dropped:
@@ -140,31 +136,37 @@ def test_the_powertools_units_pruned_are_never_imported_and_what_stays_imports(t
 
 
 def test_a_powertools_utility_a_business_imports_is_kept(tmp_path: Path) -> None:
-    package = tmp_path / "package"
+    package = _with_powertools(tmp_path)
     (package / "businesses" / "shop").mkdir(parents=True)
     (package / "businesses" / "shop" / "__init__.py").write_text(
         "def handler():\n    from aws_lambda_powertools.utilities.batch import BatchProcessor\n"
     )
-    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
-    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
     dropped = unused_units(package)
     assert package / TOP / "utilities" / "batch" not in dropped
     assert package / TOP / "utilities" / "kafka" in dropped
 
 
+def _site_packages() -> Path:
+    """The site-packages directory the tests' Powertools is installed in."""
+    return Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir()))
+
+
+def _with_powertools(tmp_path: Path, ours: bool = False) -> Path:
+    """`tmp_path/package` holding the installed Powertools and, with `ours`, our code without the test kit."""
+    package = tmp_path / "package"
+    if ours:
+        shutil.copytree(
+            ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing")
+        )
+    shutil.copytree(_site_packages() / TOP, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
 def _pruned_powertools(tmp_path: Path) -> Path:
     """Our code and the installed Powertools in one tree, pruned as make build prunes it."""
-    package = tmp_path / "package"
-    shutil.copytree(
-        ROOT / "src" / "mcp_lambda", package / "mcp_lambda", ignore=shutil.ignore_patterns("testing")
-    )
-    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
-    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    package = _with_powertools(tmp_path, ours=True)
     for path in unused(package):
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
+        drop(path)
     return package
 
 
@@ -187,9 +189,7 @@ def test_everything_of_powertools_the_package_ships_imports_or_is_left_out_on_pu
 
 
 def test_the_swagger_assets_go_unless_a_business_names_enable_swagger(tmp_path: Path) -> None:
-    package = tmp_path / "package"
-    installed = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir())) / TOP
-    shutil.copytree(installed, package / TOP, ignore=shutil.ignore_patterns("__pycache__"))
+    package = _with_powertools(tmp_path)
     assert unused_assets(package) == [package / TOP / asset for asset in ASSETS]
     # Only the route enable_swagger() adds reads them.
     readers = [
@@ -210,7 +210,7 @@ def test_trimmed_metadata_still_answers_what_run_time_asks(tmp_path: Path) -> No
     """RECORD and the long descriptions go; version, requirements and entry points read the same as before."""
     from mcp_lambda_tools.build.package_prune import trim_metadata
 
-    site_dir = Path(next(p for p in site.getsitepackages() if (Path(p) / TOP).is_dir()))
+    site_dir = _site_packages()
     names = ["pydantic", "fastapi", "aws_lambda_powertools", "opentelemetry_api", "orjson"]
     for name in names:
         (info,) = site_dir.glob(f"{name}-*.dist-info")

@@ -127,6 +127,21 @@ def unused(root: Path) -> list[Path]:
     return unused_units(root) + unused_assets(root)
 
 
+def drop(path: Path) -> None:
+    """Remove what `unused` names: a unit's directory or an asset file."""
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def prune(root: Path) -> None:
+    """Everything `main` does to a package, without the report: drop what `unused` names, trim the metadata."""
+    for path in unused(root):
+        drop(path)
+    trim_metadata(root)
+
+
 def trim_metadata(root: Path, dry_run: bool = False) -> int:
     """Drop every `*.dist-info/RECORD` and the description body of every `METADATA` under `root` (the package's top
     level, where pip installs them); returns the bytes saved. The headers of `METADATA` end at its first blank line
@@ -169,10 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             f"package_prune: {'would drop' if args.dry_run else 'dropped'} {path.relative_to(args.package)}"
         )
         if not args.dry_run:
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
+            drop(path)
     print(
         f"package_prune: {len(units)} Powertools units never imported and {len(assets)} assets never read, "
         f"{saved / 1e6:.2f} MB"
