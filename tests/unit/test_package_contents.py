@@ -20,6 +20,7 @@ from mcp_lambda_tools.build.package_prune import (
     ASSETS,
     TOP,
     drop,
+    main,
     module_names,
     reached,
     unused,
@@ -245,3 +246,14 @@ def _metadata_seen(path: Path, name: str) -> str:
         check=True,
     )
     return found.stdout
+
+
+def test_a_package_whose_event_handler_goes_whole_prunes_without_naming_its_assets(tmp_path: Path) -> None:
+    """Powertools alone, nothing of ours: the event handler is an unused unit, so its assets go with it and are not
+    named again (removing them after their directory failed the build)."""
+    package = _with_powertools(tmp_path)
+    handler_unit = package / TOP / "event_handler"
+    assert handler_unit in unused_units(package)
+    assert not [path for path in unused(package) if handler_unit in path.parents]
+    assert main([str(package)]) == 0
+    assert not handler_unit.exists()

@@ -123,8 +123,11 @@ def unused_assets(root: Path) -> list[Path]:
 
 
 def unused(root: Path) -> list[Path]:
-    """Everything `main` drops: the units no reached module is in, then the assets nothing reads."""
-    return unused_units(root) + unused_assets(root)
+    """Everything `main` drops: the units no reached module is in, then the assets nothing reads that are not in
+    one of those units already."""
+    units = unused_units(root)
+    assets = [asset for asset in unused_assets(root) if not any(unit in asset.parents for unit in units)]
+    return units + assets
 
 
 def drop(path: Path) -> None:
@@ -176,9 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.package / TOP).is_dir():
         print(f"package_prune: no {TOP} in {args.package}: nothing to prune")
         return 0
-    units, assets = unused_units(args.package), unused_assets(args.package)
+    dropped = unused(args.package)
+    units = sum(path.is_dir() for path in dropped)
     saved = 0
-    for path in units + assets:
+    for path in dropped:
         saved += tree_size(path) if path.is_dir() else path.stat().st_size
         print(
             f"package_prune: {'would drop' if args.dry_run else 'dropped'} {path.relative_to(args.package)}"
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.dry_run:
             drop(path)
     print(
-        f"package_prune: {len(units)} Powertools units never imported and {len(assets)} assets never read, "
+        f"package_prune: {units} Powertools units never imported and {len(dropped) - units} assets never read, "
         f"{saved / 1e6:.2f} MB"
     )
     trimmed = trim_metadata(args.package, args.dry_run)
