@@ -10,8 +10,11 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import SchemaValidator
+
 from ..tools import ToolResult
 from ..tools.results import SUGGESTED_ACTIONS
+from .fast_check import entities_validator
 from .leaks import leaks
 from .models import FieldSpec, Manifest
 from .visibility import NO_SCOPES, with_model_text
@@ -77,6 +80,8 @@ class ToolCheck:
     entities: Mapping[str, EntityCheck]
     statuses: frozenset[str] = frozenset()  # output.result_statuses
     manifest: Manifest = field(default_factory=Manifest, repr=False, compare=False)
+    # The entities' fast path (fast_check.py): when it accepts, `_check_entities` would find nothing.
+    fast: SchemaValidator | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def compile(cls, manifest: Manifest, tool: str) -> ToolCheck:
@@ -97,6 +102,7 @@ class ToolCheck:
             entities=entities,
             statuses=frozenset(output.result_statuses),
             manifest=manifest,
+            fast=entities_validator(manifest, tool),
         )
 
     def __call__(self, result: ToolResult, scopes: Collection[str] = NO_SCOPES) -> list[str]:
@@ -110,7 +116,8 @@ class ToolCheck:
             _check_error(self.tool, structured, out)
         elif self.kind == "entities":
             self._check_status(structured, out)
-            self._check_entities(structured, out)
+            if self.fast is None or not self.fast.isinstance_python(structured):
+                self._check_entities(structured, out)
             # The text as it leaves the server (the executor settles it first; a direct check settles it here).
             settled = with_model_text(self.manifest, self.tool, result, scopes)
             for path, scope in leaks(self.manifest, self.tool, settled, scopes).items():

@@ -49,13 +49,15 @@ class AppViews:
         return [spec for spec in tools if spec.model_visible]
 
     def tool_entries(
-        self, scope: CallScope, wire: Mapping[str, dict[str, Any]]
-    ) -> Callable[[ToolSpec], dict[str, Any]]:
+        self, scope: CallScope, wire: Mapping[str, dict[str, Any]], encoded: Mapping[str, Any] | None = None
+    ) -> Callable[[ToolSpec], Mapping[str, Any]]:
         """What makes a tool's tools/list entry for this client (from `wire`, by name): with `_meta.ui` for a UI
-        client; its capabilities read once for the whole list."""
+        client; for any other, the same entry as encoded once (`encoded`, by name, when given). The client's
+        capabilities are read once for the whole list."""
         views = self.views
         if views is None or not declares_ui(scope.client_capabilities):
-            return lambda spec: wire[spec.name]
+            same = wire if encoded is None else encoded
+            return lambda spec: same[spec.name]
         return lambda spec: views.tool_entry(spec, wire[spec.name])
 
     def resources(self, scope: CallScope) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..calls.exactly_once import ExactlyOnceCalls
 from ..deadlines import cancellable
+from ..encoding import Encoded
 from ..tools import Business, InputRequired, ToolResult, ToolSpec
 from ..tools.results import ResultCode, system_error
 from ..wire import INSUFFICIENT_SCOPE, INVALID_PARAMS
@@ -57,6 +58,8 @@ class ToolMethods:
             if output_schemas and spec.name in output_schemas and "outputSchema" not in wire:
                 wire["outputSchema"] = output_schemas[spec.name]
             self.tool_wire[spec.name] = wire
+        # The entries as every client without MCP Apps views gets them, encoded once (`Encoded`).
+        self.tool_encoded = {name: Encoded(wire) for name, wire in self.tool_wire.items()}
         self.any_scoped = any(spec.scopes for spec in business.tools)
 
     def handlers(self) -> dict[str, Handler]:
@@ -74,7 +77,9 @@ class ToolMethods:
         entries: list[ToolSpec | str] = list(tools)
         if self.jobs is not None and scope.era.serves_jobs:
             entries.extend(JOB_TOOLS)
-        entry_of = self.apps.tool_entries(scope, self.tool_wire)  # the client's capabilities read once
+        entry_of = self.apps.tool_entries(
+            scope, self.tool_wire, self.tool_encoded
+        )  # the client's capabilities read once
         return listing(
             "tools",
             entries,

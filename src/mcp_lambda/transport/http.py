@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import deadlines
 from ..auth import Authenticator, AuthFailure
+from ..encoding import json_bytes
 from ..observability import ToolLogger, log_internal_error, request_credentials
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import RpcError, error_response, recover_id, retry_data
@@ -18,23 +18,6 @@ from ..settings import Settings, milliseconds
 from ..wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVICE_UNAVAILABLE, UNAUTHORIZED
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
-
-
-def _json_bytes(value: Any) -> bytes:
-    """The compact UTF-8 JSON of an answer: orjson (faster than json.dumps, byte for byte the
-    same), json.dumps for what orjson refuses (a lone surrogate echoed from the request, escaped
-    then; an integer beyond 64 bits; a key that is not a string)."""
-    try:
-        return orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
-        pass
-    # Strict JSON only (no NaN/Infinity): tool results are checked before they get here.
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
-
 
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both), and its methods.
 MCP_PATHS = ("/mcp", "/mcp/")
@@ -62,7 +45,7 @@ def http_error(
 ) -> Response:
     """A JSON-RPC error with an HTTP status; the id is the request's when it could be read, else null."""
     body = error_response(request_id, RpcError(code, message, data))
-    return Response(_json_bytes(body), status_code=status, media_type="application/json", headers=headers)
+    return Response(json_bytes(body), status_code=status, media_type="application/json", headers=headers)
 
 
 def refused(failure: AuthFailure, request_id: str | int | None = None) -> Response:
@@ -222,7 +205,7 @@ def limit_size(outbound: Outbound, response: Response, max_bytes: int) -> Respon
         body = error_response(_id_of(answered), error)
     headers = {k: v for k, v in outbound.headers.items() if k.lower() != "content-type"}
     return Response(
-        _json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers
+        json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers
     )
 
 
@@ -243,7 +226,7 @@ def to_response(outbound: Outbound) -> Response:
         # 202/200 with an empty body and no Content-Type (the platform contract for notifications).
         return Response(status_code=outbound.status, headers=outbound.headers)
     return Response(
-        _json_bytes(outbound.body),
+        json_bytes(outbound.body),
         status_code=outbound.status,
         media_type="application/json",
         headers=outbound.headers,

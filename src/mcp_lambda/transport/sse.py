@@ -7,12 +7,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..encoding import plain
+
 
 def encode_sse(messages: Iterable[dict[str, Any]]) -> bytes:
     """One `event: message` per JSON-RPC message, in order; the response comes last."""
     chunks = []
     for message in messages:
-        data = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        data = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=plain)
         chunks.append(f"event: message\ndata: {data}\n\n")
     return "".join(chunks).encode("utf-8")
 

@@ -1,0 +1,79 @@
+"""The JSON text of the server's answers, and the parts of them encoded once.
+
+`json_bytes` is the one encoder of an answer's body; `Encoded` is a JSON object that never changes between
+requests (a tool's tools/list entry), encoded when the server starts and written as those bytes ever after: the
+tools list is most of a tools/list answer, and encoding it again was most of that answer's cost
+(docs/performance.md). An `Encoded` reads as the object it holds (a read-only mapping, equal to it), so code and
+tests that look inside an answer see no difference; every encoder of an answer writes it as that object
+(`json_bytes` as its bytes, `json.dumps` through `plain`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import orjson
+
+
+class Encoded(Mapping[str, Any]):
+    """A JSON object encoded once. The object must not change afterwards (its bytes would not follow).
+
+    Args:
+        value: The object.
+    """
+
+    __slots__ = ("fragment", "value")
+
+    def __init__(self, value: Mapping[str, Any]) -> None:
+        self.value = value
+        # orjson's documented way to put bytes already encoded into a document.
+        self.fragment = orjson.Fragment(json_bytes(value))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.value[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.value)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __repr__(self) -> str:
+        return f"Encoded({self.value!r})"
+
+
+def plain(value: Any) -> Any:
+    """`json.dumps`' `default`: an `Encoded` as the object it holds (anything else is refused, as without one).
+
+    Raises:
+        TypeError: `value` is not an `Encoded`.
+    """
+    if isinstance(value, Encoded):
+        return value.value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _fragment(value: Any) -> Any:
+    if isinstance(value, Encoded):
+        return value.fragment
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def json_bytes(value: Any) -> bytes:
+    """The compact UTF-8 JSON of an answer: orjson (faster than json.dumps, byte for byte the same), json.dumps
+    for what orjson refuses (a lone surrogate echoed from the request, escaped then; an integer beyond 64 bits; a
+    key that is not a string). Strict JSON only (no NaN or Infinity): tool results are checked before they get
+    here."""
+    try:
+        return orjson.dumps(value, default=_fragment)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        pass
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=plain)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
+        return json.dumps(
+            value, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=plain
+        ).encode("ascii")
