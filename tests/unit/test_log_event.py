@@ -8,8 +8,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -218,3 +220,51 @@ def test_the_encoded_keys_follow_append_keys_line_by_line(
         "first",
         "second",
     ]
+
+
+@pytest.fixture
+def alone(service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch) -> tuple[Logger, io.StringIO]:
+    """The service logger with no root handler to see its lines (as in Lambda)."""
+    _no_root_handlers(monkeypatch)
+    return service
+
+
+def test_the_direct_lines_timestamp_is_the_formatters_for_its_instant(
+    alone: tuple[Logger, io.StringIO],
+) -> None:
+    logger, stream = alone
+    before = time.time()
+    log_event(logger, "info", "mcp_tool_call_started", FIELDS)
+    after = time.time()
+    stamp = json.loads(stream.getvalue())[
+        "timestamp"
+    ]  # RFC 3339 in UTC, milliseconds: 2026-12-06T22:20:01.234Z
+    written = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
+    assert before - 0.001 <= written <= after
+
+
+def test_powertools_own_timestamp_formats_get_the_ordinary_call(
+    alone: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = alone
+    monkeypatch.setattr(logger.registered_formatter, "use_rfc3339_iso8601", True)
+    assert _ordinary_only(logger, stream, monkeypatch) == 1
+    assert "T" in json.loads(stream.getvalue())["timestamp"]
+
+
+class BrokenStream(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError("the pipe is gone")
+
+
+def test_a_failed_write_is_reported_as_the_handler_reports_it_and_the_call_goes_on(
+    alone: tuple[Logger, io.StringIO], capsys: pytest.CaptureFixture[str]
+) -> None:
+    logger, _ = alone
+    logger.registered_handler.setStream(BrokenStream())  # type: ignore[attr-defined]
+    log_event(logger, "info", "mcp_tool_call_started", FIELDS)  # never raises
+    direct = capsys.readouterr().err
+    logger.info("mcp_tool_call_started", extra=dict(FIELDS))
+    ordinary = capsys.readouterr().err
+    assert "--- Logging error ---" in direct and "OSError: the pipe is gone" in direct
+    assert "--- Logging error ---" in ordinary and "OSError: the pipe is gone" in ordinary

@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -87,27 +88,67 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         the message decoded as Powertools decodes it, keys that are None dropped. A record with an exception
         (stack trace, exception fields) or a line that wants `xray_trace_id` goes to Powertools' own `format`.
         """
-        keys = self.log_format
-        if record.exc_info or keys.get("xray_trace_id", "") is not None:
+        if record.exc_info or self.log_format.get("xray_trace_id", "") is not None:
             return super().format(record)
         attributes = record.__dict__
-        line: dict[str, Any] = {}
-        for source in (keys, self.thread_safe_get_current_keys()):
-            for key, value in source.items():
-                if value and key in _RESERVED:
-                    if value == "%(levelname)s":
-                        value = record.levelname
-                    elif value == "%(asctime)s":
-                        value = self.formatTime(record)
-                    elif isinstance(value, str):
-                        value = value % {**attributes, "asctime": self.formatTime(record)}
-                    else:  # Powertools' own error for a template that is not a string
-                        return super().format(record)
-                line[key] = value
+        line = self._head(record.levelname, lambda: self.formatTime(record), attributes)
+        if line is None:  # Powertools' own error for a template that is not a string
+            return super().format(record)
         for key, value in attributes.items():
             if key not in _RESERVED:
                 line[key] = value
-        line["message"] = self._message(record)
+        return self._finish(line, self._message(record))
+
+    def format_event(
+        self, levelname: str, message: str, fields: Mapping[str, Any], created_ns: int
+    ) -> str | None:
+        """The line `format` builds for a record of `message` (no %-arguments, no exception) whose extras are
+        `fields`, made at `created_ns` (`time.time_ns()`), built without the record: `log_event`'s direct path.
+
+        None when the line needs what only a record made at the call site has: a key templated on a record
+        attribute other than `%(levelname)s` and `%(asctime)s` (such as `location`), an `xray_trace_id` key, or
+        Powertools' own timestamp formats (`use_rfc3339`, `%F`-less datetime directives). The caller then logs
+        the ordinary way.
+        """
+        if (
+            self.log_format.get("xray_trace_id", "") is not None
+            or self.use_rfc3339_iso8601
+            or self.use_datetime_directive
+            or not self.datefmt
+        ):
+            return None
+        line = self._head(levelname, lambda: self._timestamp(created_ns), None)
+        if line is None:
+            return None
+        for key, value in fields.items():
+            if key not in _RESERVED:
+                line[key] = value
+        return self._finish(line, self._decoded(message))
+
+    def _head(
+        self, levelname: str, timestamp: Callable[[], str], attributes: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """The formatter's keys in Powertools' order (`log_format`, then the thread-safe keys), their
+        reserved-attribute templates filled; None for a template only `attributes` (a record's) could fill when
+        there are none, or one that is not a string."""
+        line: dict[str, Any] = {}
+        for source in (self.log_format, self.thread_safe_get_current_keys()):
+            for key, value in source.items():
+                if value and key in _RESERVED:
+                    if value == "%(levelname)s":
+                        value = levelname
+                    elif value == "%(asctime)s":
+                        value = timestamp()
+                    elif isinstance(value, str) and attributes is not None:
+                        value = value % {**attributes, "asctime": timestamp()}
+                    else:
+                        return None
+                line[key] = value
+        return line
+
+    def _finish(self, line: dict[str, Any], message: Any) -> str:
+        """The message in its place, then the line as Powertools writes it: keys that are None dropped."""
+        line["message"] = message
         # Powertools sets these two from the record's exception and the X-Ray variable, over any key so named:
         # here, with neither, they are None, so gone.
         line.pop("xray_trace_id", None)
@@ -124,11 +165,14 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         if record.args:
             return record.getMessage()
         if isinstance(message, str):
-            try:
-                return self.json_deserializer(message)
-            except (TypeError, ValueError):  # json.JSONDecodeError is a ValueError
-                return message
+            return self._decoded(message)
         return message
+
+    def _decoded(self, message: str) -> Any:
+        try:
+            return self.json_deserializer(message)
+        except (TypeError, ValueError):  # json.JSONDecodeError is a ValueError
+            return message
 
     def serialize(self, log: Any) -> str:
         """The line Powertools built, as JSON text, redacted and made one writable line."""
@@ -139,13 +183,20 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         datefmt = datefmt or self.datefmt
         if self.use_rfc3339_iso8601 or self.use_datetime_directive or not datefmt:
             return super().formatTime(record, datefmt)
-        key = (int(record.created), datefmt)
+        return self._stamp(record.created, int(record.msecs), datefmt)
+
+    def _timestamp(self, created_ns: int) -> str:
+        """`formatTime` of a record made at `created_ns` (its `created` and `msecs` as `LogRecord` computes them)."""
+        return self._stamp(created_ns / 1e9, (created_ns % 1_000_000_000) // 1_000_000, self.datefmt or "")
+
+    def _stamp(self, created: float, msecs: int, datefmt: str) -> str:
+        key = (int(created), datefmt)
         cached, text = self._seconds
         if cached != key:
             marker = datefmt.replace(self.custom_ms_time_directive, "\ue000")
-            text = time.strftime(marker, self.converter(record.created))
+            text = time.strftime(marker, self.converter(created))
             self._seconds = (key, text)
-        return text.replace("\ue000", "%03d" % record.msecs)  # noqa: UP031 (Powertools' own)
+        return text.replace("\ue000", "%03d" % msecs)  # noqa: UP031 (Powertools' own)
 
 
 def writable(line: str) -> str:

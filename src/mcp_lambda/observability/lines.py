@@ -1,14 +1,16 @@
-"""`log_event`: the lines the framework writes on every call, handed straight to the Logger's handler.
+"""`log_event`: the lines the framework writes on every call, written straight to the Logger's handler's stream.
 
-The line is the one Powertools' formatter builds for the record (it is `handler.handle(record)`); what is skipped
-is the way there: the Powertools Logger's wrapper, the stdlib's caller lookup (`findCaller` walks the stack) and
-`makeRecord`. Only public APIs are used: the Logger's `name`, `handlers` and `registered_formatter`, the
-formatter's `get_current_keys`/`thread_safe_get_current_keys`, and the stdlib's `LogRecord` and `Handler.handle`.
+The line is the one Powertools' formatter builds for a record of the same fields (`RedactingFormatter.format_event`
+builds it without the record); what is skipped is the way there: the Powertools Logger's wrapper, the stdlib's
+caller lookup (`findCaller` walks the stack), the `LogRecord` and the handler's dispatch. Only public APIs are
+used: the Logger's `name`, `handlers` and `filters`, the handler's `stream`, `terminator`, `flush`, `acquire`,
+`release` and `handleError` (what `StreamHandler.emit` itself does), and the formatter's own.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,25 +20,23 @@ from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS
 from .formatter import RedactingFormatter
 from .loggers import ToolLogger, stdlib_logger
 
-# The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.
+# The levels `log_event` writes directly, with their names; "exception" (a stack) always takes the ordinary path.
 _DIRECT_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
+    "debug": (logging.DEBUG, "DEBUG"),
+    "info": (logging.INFO, "INFO"),
+    "warning": (logging.WARNING, "WARNING"),
+    "error": (logging.ERROR, "ERROR"),
 }
 _RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line
-# The record attributes a formatter key may be templated on that a record made here has right.
-_TEMPLATES_WITHOUT_A_CALLER = frozenset({"%(levelname)s", "%(asctime)s"})
 
 
 def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, Any]) -> None:
     """`logger.<level>(event, extra=fields)`, for the lines the framework writes on every call.
 
     When `logger` is one of `get_logger`'s Powertools Loggers as it made it (its one JSON handler, no filter, no
-    custom record factory, no ancestor handler that would see the line, no key templated on the caller), the
-    record is made here and handed to that handler: the same bytes, sooner. Any other logger, or one a test or a
-    business has given a handler or a filter, gets the ordinary call.
+    custom record factory, no ancestor handler that would see the line, no key templated on the call site), the
+    line its formatter would build is built from `fields` and written to that handler's stream: the same bytes,
+    sooner. Any other logger, or one a test or a business has given a handler or a filter, gets the ordinary call.
 
     Args:
         logger: The call's logger.
@@ -44,23 +44,49 @@ def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, A
         event: The message (the line's `event` names it too, in `fields`).
         fields: The line's extra keys.
     """
-    levelno = _DIRECT_LEVELS.get(level)
-    std = stdlib_logger(logger) if levelno is not None else None
-    if std is not None and levelno is not None:
+    known = _DIRECT_LEVELS.get(level)
+    std = stdlib_logger(logger) if known is not None else None
+    if std is not None and known is not None:
+        levelno, levelname = known
         if not std.isEnabledFor(levelno):
             return
         handler = _direct_handler(std, levelno)
         if handler is not None:
-            record = logging.LogRecord(std.name, levelno, "", 0, event, None, None)
-            record.__dict__.update({k: v for k, v in fields.items() if k not in _RESERVED})
-            handler.handle(record)
-            return
+            formatter: RedactingFormatter = handler.formatter  # type: ignore[assignment]
+            line = formatter.format_event(levelname, event, fields, time.time_ns())
+            if line is not None:
+                _emit(handler, line, std.name, levelno, event, fields)
+                return
     getattr(logger, level)(event, extra=dict(fields))
 
 
-def _direct_handler(std: logging.Logger, levelno: int) -> logging.Handler | None:
+def _emit(
+    handler: logging.StreamHandler[Any],
+    line: str,
+    name: str,
+    levelno: int,
+    event: str,
+    fields: Mapping[str, Any],
+) -> None:
+    """What `Handler.handle` and `StreamHandler.emit` do with a formatted line (the handler has no filter)."""
+    handler.acquire()
+    try:
+        handler.stream.write(line + handler.terminator)
+        handler.flush()
+    except RecursionError:  # as emit: never swallowed
+        raise
+    except Exception:  # as emit: the handler reports it (to stderr), the call goes on
+        record = logging.LogRecord(name, levelno, "", 0, event, None, None)
+        record.__dict__.update({k: v for k, v in fields.items() if k not in _RESERVED})
+        handler.handleError(record)
+    finally:
+        handler.release()
+
+
+def _direct_handler(std: logging.Logger, levelno: int) -> logging.StreamHandler[Any] | None:
     """The one handler a `levelno` record of `std` reaches when the ordinary call would add nothing to it (no
-    filter, no record factory, no other handler, no key templated on the call site); else None."""
+    filter, no record factory, no other handler); else None. A key templated on the call site is refused by
+    `format_event` itself."""
     if (
         std.filters
         or len(std.handlers) != 1
@@ -69,26 +95,14 @@ def _direct_handler(std: logging.Logger, levelno: int) -> logging.Handler | None
     ):
         return None
     handler = std.handlers[0]
-    formatter = handler.formatter
     if (
         type(handler) is logging.StreamHandler
-        and type(formatter) is RedactingFormatter
+        and type(handler.formatter) is RedactingFormatter
         and not handler.filters
         and levelno >= handler.level
-        and not _needs_the_caller(formatter)
     ):
         return handler
     return None
-
-
-def _needs_the_caller(formatter: RedactingFormatter) -> bool:
-    """Whether a key of the line is templated on a record attribute only a real call site has (such as
-    `location`, `%(funcName)s:%(lineno)d`)."""
-    for keys in (formatter.get_current_keys(), formatter.thread_safe_get_current_keys()):
-        for key, value in keys.items():
-            if value and key in _RESERVED and value not in _TEMPLATES_WITHOUT_A_CALLER:
-                return True
-    return False
 
 
 def _ancestors_would_write(std: logging.Logger, levelno: int) -> bool:
