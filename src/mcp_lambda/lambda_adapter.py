@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mangum import Mangum
 from mangum.handlers import HTTPGateway
-from mangum.types import LambdaConfig, Message, Scope
-from starlette.requests import Request
+from mangum.types import LambdaConfig, Scope
 from starlette.responses import Response
 
 from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
-from .transport import MCP_METHODS, MCP_PATHS, McpEndpoint, internal_error_response
+from .transport import MCP_METHODS, MCP_PATHS, HttpRequest, McpEndpoint, internal_error_response
 from .wire import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -122,14 +121,19 @@ class McpRoute:
         scope = gateway.scope
         if scope["path"] not in MCP_PATHS:
             return None
-        body = gateway.body
-
-        async def receive() -> Message:
-            return {"type": "http.request", "body": body, "more_body": False}
+        method = scope["method"]
+        request = HttpRequest(
+            method=method,
+            # One value per name, as Starlette's `dict(request.headers.items())` reads the same ASGI pairs.
+            headers={name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]},
+            body=gateway.body if method == "POST" else b"",
+            event=event,
+            context=context,
+        )
 
         async def answer() -> Response:
             try:
-                return await self.endpoint(Request(scope, receive))
+                return await self.endpoint.answer(request)
             except Exception as exc:  # as the app's exception handler answers it
                 return internal_error_response(self.logger, exc)
 

@@ -113,6 +113,23 @@ def unusual_events() -> dict[str, dict[str, Any]]:
         "HEAD": head,
         "another path": _post(LIST, "/other"),
         "host with a port": _post(LIST, headers={**_post(LIST)["headers"], "host": "example.com:8443"}),
+        # The refusals that read the body's id (or must not): the app's route leaves a body declared longer than
+        # any limit unread, the Lambda route has it in the event; both answer alike.
+        "refused Origin, the id echoed": _post(
+            LIST, headers={**POST_HEADERS, "origin": "https://evil.example"}
+        ),
+        "refused Origin, a declared length past the id peek": _post(
+            LIST, headers={**POST_HEADERS, "origin": "https://evil.example", "content-length": str(100_000)}
+        ),
+        "a declared length past the body limit": _post(
+            LIST, headers={**POST_HEADERS, "content-length": str(2 * 1024 * 1024)}
+        ),
+        "a declared length that is not a number": _post(
+            LIST, headers={**POST_HEADERS, "content-length": "x1"}
+        ),
+        "a bearer token (AUTH_MODE none)": _post(
+            LIST, headers={**POST_HEADERS, "authorization": "Bearer abc.def"}
+        ),
         "payload 1.0": {
             "version": "1.0",
             "resource": "/mcp",
@@ -143,7 +160,7 @@ def test_an_exception_the_endpoint_lets_escape_is_the_apps_500_with_an_error_id(
     async def fails(self: McpEndpoint, request: Any) -> Any:
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(McpEndpoint, "__call__", fails)
+    monkeypatch.setattr(McpEndpoint, "answer", fails)  # what both paths call
     answers = [Conversation(h).send(_post(LIST)) for h in handlers()]
     assert answers[0] == answers[1]
     response = json.loads(answers[0])

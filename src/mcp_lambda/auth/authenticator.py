@@ -111,13 +111,21 @@ class Authenticator:
         """Whether this server is an OAuth resource server (and so serves Protected Resource Metadata)."""
         return self.mode != "none"
 
-    def authenticate(self, request: Request) -> RequestAuth:
-        event = request.scope.get("aws.event") or {}
-        authorization = request.headers.get("authorization")
+    def authenticate(self, headers: Mapping[str, str], event: Mapping[str, Any]) -> RequestAuth:
+        """Who sends the request, or why it is refused.
+
+        Args:
+            headers: The request's headers (names in lower case).
+            event: The API Gateway event that carried it (its authorizer's claims; empty outside Lambda).
+
+        Raises:
+            AuthFailure: The request is refused (its status and challenge headers set).
+        """
+        authorization = headers.get("authorization")
         if not self.protects:
             caller = self._named(authorizer_caller(event, self.exposed_claims))
             return RequestAuth(caller, bearer_token(authorization) if caller else None)
-        resource = resource_url(self.settings, request)
+        resource = resource_url(self.settings, headers, event)
         protected = metadata_url(resource)
         offered = offers_bearer(authorization)  # whether the request carried authentication information
         try:
@@ -152,7 +160,10 @@ class Authenticator:
         """The Protected Resource Metadata, scopes named as the issuer names them (with AUTH_SCOPE_PREFIX)."""
         advertised = [self.scope_prefix + scope for scope in scopes]
         return protected_resource_metadata(
-            resource_url(self.settings, request), self.issuer, advertised, name
+            resource_url(self.settings, request.headers, request.scope.get("aws.event") or {}),
+            self.issuer,
+            advertised,
+            name,
         )
 
 

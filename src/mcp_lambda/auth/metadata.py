@@ -3,11 +3,9 @@ tells a client which authorization server issues its tokens."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
-
-from starlette.requests import Request
 
 from ..settings import Settings
 
@@ -19,21 +17,25 @@ METADATA_PATHS = (f"{WELL_KNOWN}{MCP_PATH}", WELL_KNOWN)
 CACHE_CONTROL = "public, max-age=3600"
 
 
-def resource_url(settings: Settings, request: Request) -> str:
+def resource_url(settings: Settings, headers: Mapping[str, str], event: Mapping[str, Any]) -> str:
     """PUBLIC_URL, else `https://<domain>[/<stage>]/mcp` from the API Gateway event that carried the request.
 
     The domain is API Gateway's own `requestContext.domainName` (the custom domain or execute-api host), not a
     client-chosen Host header; behind a base-path mapping or a CDN set PUBLIC_URL instead.
+
+    Args:
+        settings: The settings (PUBLIC_URL).
+        headers: The request's headers (names in lower case: `Host`, `X-Forwarded-Proto`).
+        event: The API Gateway event that carried it (empty outside Lambda).
     """
     if settings.public_url:
         return settings.public_url
-    event = request.scope.get("aws.event") or {}
     context = event.get("requestContext") or {}
-    domain = context.get("domainName") or request.headers.get("host") or "localhost"
+    domain = context.get("domainName") or headers.get("host") or "localhost"
     stage = context.get("stage")
     prefix = f"/{stage}" if isinstance(stage, str) and stage and stage != "$default" else ""
     # API Gateway is HTTPS only and says so in X-Forwarded-Proto; `make run` says http the same way.
-    forwarded = (request.headers.get("x-forwarded-proto") or "https").split(",")[0].strip().lower()
+    forwarded = (headers.get("x-forwarded-proto") or "https").split(",")[0].strip().lower()
     scheme = forwarded if forwarded in ("http", "https") else "https"
     return f"{scheme}://{domain}{prefix}{MCP_PATH}"
 

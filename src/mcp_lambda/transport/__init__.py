@@ -1,10 +1,19 @@
 """HTTP only: headers, Origin, content negotiation, status mapping, SSE framing."""
 
-from .http import MCP_METHODS, MCP_PATHS, McpEndpoint, http_error, internal_error_response, to_response
+from .http import (
+    MCP_METHODS,
+    MCP_PATHS,
+    HttpRequest,
+    McpEndpoint,
+    http_error,
+    internal_error_response,
+    to_response,
+)
 
 __all__ = [
     "MCP_METHODS",
     "MCP_PATHS",
+    "HttpRequest",
     "McpEndpoint",
     "http_error",
     "internal_error_response",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -58,25 +60,42 @@ def refused(failure: AuthFailure, request_id: str | int | None = None) -> Respon
     return http_error(failure.status, UNAUTHORIZED, message, failure.headers, request_id)
 
 
-async def peek_request_id(request: Request) -> str | int | None:
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """What the endpoint reads of one HTTP request.
+
+    Args:
+        method: The HTTP method.
+        headers: One value per header, names in lower case (ASGI's; API Gateway joins repeated headers into one).
+        body: The body (empty when it was not read: not a POST, or declared longer than any limit reads).
+        event: The API Gateway event that carried it (Mangum's `aws.event`; empty outside Lambda).
+        context: The Lambda context (Mangum's `aws.context`; None outside Lambda).
+    """
+
+    method: str
+    headers: Mapping[str, str]
+    body: bytes
+    event: Mapping[str, Any]
+    context: Any
+
+
+def peek_request_id(request: HttpRequest) -> str | int | None:
     """The JSON-RPC id of a small POST body, for the error that refuses it; None when there is none to read."""
     if request.method != "POST":
         return None
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > ID_PEEK_BYTES):
         return None
-    raw = await request.body()
-    if len(raw) > ID_PEEK_BYTES:
+    if len(request.body) > ID_PEEK_BYTES:
         return None
     try:
-        return recover_id(json.loads(raw))
+        return recover_id(json.loads(request.body))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 
-def correlation_id_of(request: Request) -> str | None:
-    event = request.scope.get("aws.event") or {}
-    value = (event.get("requestContext") or {}).get("requestId")
+def correlation_id_of(request: HttpRequest) -> str | None:
+    value = (request.event.get("requestContext") or {}).get("requestId")
     return value if isinstance(value, str) else None
 
 
@@ -95,6 +114,32 @@ class McpEndpoint:
         self.margin_ms = milliseconds(settings.deadline_margin)
 
     async def __call__(self, request: Request) -> Response:
+        """Answer a request the ASGI app routed here (the Lambda handler's own route calls `answer`)."""
+        method = request.method
+        body = b""
+        if method == "POST":
+            # Not read when it says it is longer than any limit reads (the 413 comes from its headers alone).
+            length = request.headers.get("content-length")
+            limit = max(self.settings.max_body_bytes, ID_PEEK_BYTES)
+            if length is None or not length.isdigit() or int(length) <= limit:
+                body = await request.body()
+        return await self.answer(
+            HttpRequest(
+                method=method,
+                headers=dict(request.headers.items()),
+                body=body,
+                event=request.scope.get("aws.event") or {},
+                context=request.scope.get("aws.context"),
+            )
+        )
+
+    async def answer(self, request: HttpRequest) -> Response:
+        """The response to one request to the MCP endpoint.
+
+        Args:
+            request: The request (`HttpRequest`: the Lambda handler's route builds it from the event, `__call__`
+                from an ASGI request).
+        """
         # One deadline for everything this request does (tools, sessions, secrets, outbound calls); the caller's
         # bearer token masked on every line written meanwhile (and forgotten after).
         bearer = request.headers.get("authorization", "")
@@ -105,9 +150,9 @@ class McpEndpoint:
             return outbound
         return limit_size(outbound, to_response(outbound), self.settings.max_response_bytes)
 
-    def _deadline(self, request: Request) -> deadlines.Deadline:
-        """The earlier of the Lambda context's remaining time (Mangum's `aws.context`) and REQUEST_DEADLINE_MS."""
-        getter = getattr(request.scope.get("aws.context"), "get_remaining_time_in_millis", None)
+    def _deadline(self, request: HttpRequest) -> deadlines.Deadline:
+        """The earlier of the Lambda context's remaining time and REQUEST_DEADLINE_MS."""
+        getter = getattr(request.context, "get_remaining_time_in_millis", None)
         remaining = getter() if callable(getter) else None
         return deadlines.request_deadline(
             remaining if isinstance(remaining, int | float) else None,
@@ -115,31 +160,29 @@ class McpEndpoint:
             self.margin_ms,
         )
 
-    async def _serve(self, request: Request) -> Response | Outbound:
-        # Read once into a dict (ASGI header names are lower-case; API Gateway joins repeated headers into one):
-        # Starlette's Headers scans and decodes the raw list again on every lookup.
-        headers = dict(request.headers.items())
+    async def _serve(self, request: HttpRequest) -> Response | Outbound:
+        headers = request.headers
         if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
-            request_id = await peek_request_id(request)
+            request_id = peek_request_id(request)
             return http_error(403, INVALID_REQUEST, "Forbidden: Origin is not allowed", request_id=request_id)
         if not host_allowed(headers.get("host"), self.settings.allowed_hosts):
-            request_id = await peek_request_id(request)
+            request_id = peek_request_id(request)
             return http_error(403, INVALID_REQUEST, "Forbidden: Host is not allowed", request_id=request_id)
         try:
-            auth = self.authenticator.authenticate(request)
+            auth = self.authenticator.authenticate(headers, request.event)
         except AuthFailure as failure:
             # Never the token: only why it was refused.
             self.logger.info(
                 "mcp_auth_refused",
                 extra={"event": "mcp_auth_refused", "status": failure.status, "reason": failure.reason},
             )
-            return refused(failure, await peek_request_id(request))
+            return refused(failure, peek_request_id(request))
         body: Any = None
         if request.method == "POST":
-            rejected = await self._check_post_headers(request, headers)
+            rejected = self._check_post_headers(request)
             if rejected is not None:
                 return rejected
-            raw = await request.body()
+            raw = request.body
             if len(raw) > self.settings.max_body_bytes:
                 return self._too_large()
             try:
@@ -156,19 +199,20 @@ class McpEndpoint:
             principal=auth.principal,
             correlation_id=correlation_id_of(request),
             accepts_sse=accepts_sse(headers.get("accept")),
-            lambda_context=request.scope.get("aws.context"),
+            lambda_context=request.context,
             auth=auth,
         )
         return await self.server.handle(inbound)
 
-    async def _check_post_headers(self, request: Request, headers: dict[str, str]) -> Response | None:
+    def _check_post_headers(self, request: HttpRequest) -> Response | None:
         """The refusal of a POST on its headers alone (echoing the body's id where it can be read), or None."""
+        headers = request.headers
         if not accepts_json(headers.get("accept")):
             message = "Not Acceptable: the Accept header must allow application/json"
-            return http_error(406, INVALID_REQUEST, message, request_id=await peek_request_id(request))
+            return http_error(406, INVALID_REQUEST, message, request_id=peek_request_id(request))
         if not is_json_content_type(headers.get("content-type")):
             message = "Unsupported Media Type: Content-Type must be application/json"
-            return http_error(415, INVALID_REQUEST, message, request_id=await peek_request_id(request))
+            return http_error(415, INVALID_REQUEST, message, request_id=peek_request_id(request))
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.settings.max_body_bytes:
             return self._too_large()
