@@ -162,9 +162,14 @@ def _needles(node: Any, value: Any, scopes: Collection[str], out: list[str | fro
 
 def _needles_of(value: Any, out: list[str | frozenset[str]]) -> None:
     """The needles of one hidden value (its leaves: strings long enough, numbers with enough digits)."""
-    if type(value) is str:
+    kind = type(value)  # a plain string or number, the usual hidden value, without the walk's generator
+    if kind is str:
         if len(value) >= MIN_LEAK_LENGTH:
             out.append(value.casefold())
+        return
+    if kind is int or kind is float:
+        if renderings := number_renderings(value):
+            out.append(renderings)
         return
     for leaf in _leaves(value):
         if isinstance(leaf, str):
