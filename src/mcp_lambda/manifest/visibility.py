@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from ..tools import ToolResult
 from ..tools.results import sentence_and_json
 from .compiled import CompiledOnce
+from .fast_projection import entity_projection
 from .models import EntitySpec, FieldSpec, Manifest
 
 NO_SCOPES: frozenset[str] = frozenset()
@@ -149,7 +150,7 @@ def model_projection(
         return structured
     return {
         "entities": [
-            project_fields(spec.fields, entity, scopes)
+            entity_projection(spec, entity, scopes)  # project_fields, compiled: fast_projection.py
             for _, entity, spec in declared_entities(manifest, structured)
         ]
     }
