@@ -268,3 +268,21 @@ def test_a_failed_write_is_reported_as_the_handler_reports_it_and_the_call_goes_
     ordinary = capsys.readouterr().err
     assert "--- Logging error ---" in direct and "OSError: the pipe is gone" in direct
     assert "--- Logging error ---" in ordinary and "OSError: the pipe is gone" in ordinary
+
+
+def test_the_direct_line_follows_keys_appended_and_removed_between_lines(
+    alone: tuple[Logger, io.StringIO],
+) -> None:
+    logger, stream = alone
+    for change in (
+        lambda: logger.append_keys(correlation_id="c-1"),
+        lambda: logger.append_keys(correlation_id="c-2", zone="z"),
+        lambda: logger.remove_keys(["zone"]),
+        lambda: logger.append_keys(level="fixed"),  # no longer the level's template: a plain value
+    ):
+        change()
+        direct, ordinary = _two_lines(logger, stream)
+        assert direct == ordinary
+        stream.seek(0)
+        stream.truncate()
+    assert json.loads(direct)["level"] == "fixed" and "zone" not in json.loads(direct)

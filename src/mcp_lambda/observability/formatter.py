@@ -79,6 +79,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
         super().__init__(**kwargs)
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
+        # format_event's head, made for the formatter's keys and context keys it was made for (one tuple too).
+        self._heads: tuple[dict[str, Any], dict[str, Any], _Head | None] = ({"": None}, {}, None)
 
     def format(self, record: logging.LogRecord) -> str:
         """The line `LambdaPowertoolsFormatter.format` builds for `record`, built in one pass.
@@ -117,12 +119,27 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             or not self.datefmt
         ):
             return None
-        line = self._head(levelname, lambda: self._timestamp(created_ns), None)
-        if line is None:
+        keys, context = self.log_format, self.thread_safe_get_current_keys()
+        made = self._heads
+        if made[0] != keys or made[1] != context:  # the keys changed (a new correlation id, append_keys)
+            made = self._heads = (dict(keys), dict(context), _event_head(keys, context))
+        head = made[2]
+        if head is None:
             return None
-        for key, value in fields.items():
-            if key not in _RESERVED:
-                line[key] = value
+        template, level_keys, time_keys = head
+        line = template.copy()
+        for key in level_keys:
+            line[key] = levelname
+        if time_keys:
+            stamp = self._timestamp(created_ns)
+            for key in time_keys:
+                line[key] = stamp
+        if _RESERVED.isdisjoint(fields):  # as always for the framework's lines: one update
+            line.update(fields)
+        else:
+            for key, value in fields.items():
+                if key not in _RESERVED:
+                    line[key] = value
         return self._finish(line, self._decoded(message))
 
     def _head(
@@ -197,6 +214,34 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             text = time.strftime(marker, self.converter(created))
             self._seconds = (key, text)
         return text.replace("\ue000", "%03d" % msecs)  # noqa: UP031 (Powertools' own)
+
+
+# A line's head for `format_event`: the formatter's keys in Powertools' order with their values (the templated ones
+# a placeholder), and the keys to fill with the level name and with the timestamp.
+_Head = tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]
+
+
+def _event_head(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Head | None:
+    """`RedactingFormatter._head` made once for these keys: None when one is templated on another record
+    attribute (only a record has it)."""
+    template: dict[str, Any] = {}
+    fills: dict[str, str | None] = {}
+    for source in (keys, context):
+        for key, value in source.items():
+            fill = None
+            if value and key in _RESERVED:
+                if value == "%(levelname)s":
+                    fill = "level"
+                elif value == "%(asctime)s":
+                    fill = "time"
+                else:
+                    return None
+                value = None
+            template[key] = value
+            fills[key] = fill
+    level = tuple(key for key, fill in fills.items() if fill == "level")
+    time_keys = tuple(key for key, fill in fills.items() if fill == "time")
+    return template, level, time_keys
 
 
 def writable(line: str) -> str:
