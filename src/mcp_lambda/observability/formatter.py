@@ -79,8 +79,17 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
         super().__init__(**kwargs)
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
-        # format_event's head, made for the formatter's keys and context keys it was made for (one tuple too).
-        self._heads: tuple[dict[str, Any], dict[str, Any], _Head | None] = ({"": None}, {}, None)
+        # format_event's keys to fill, made for the formatter's key names, reserved values and context keys it was
+        # made for (one tuple too).
+        self._heads: tuple[
+            tuple[str, ...], tuple[str, ...], tuple[Any, ...], dict[str, Any], _Fills | None
+        ] = (
+            ("",),
+            (),
+            (),
+            {},
+            None,
+        )
 
     def format(self, record: logging.LogRecord) -> str:
         """The line `LambdaPowertoolsFormatter.format` builds for `record`, built in one pass.
@@ -120,14 +129,24 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         ):
             return None
         keys, context = self.log_format, self.thread_safe_get_current_keys()
-        made = self._heads
-        if made[0] != keys or made[1] != context:  # the keys changed (a new correlation id, append_keys)
-            made = self._heads = (dict(keys), dict(context), _event_head(keys, context))
-        head = made[2]
-        if head is None:
+        names, made = tuple(keys), self._heads
+        # Made again only when a key is added or removed, a reserved key's value changes or the context keys do:
+        # a new correlation id (every request) changes a value the line copies as it is.
+        if made[0] != names or tuple(map(keys.__getitem__, made[1])) != made[2] or made[3] != context:
+            reserved = tuple(name for name in names if name in _RESERVED)
+            fills = _fills(keys, context)
+            made = self._heads = (
+                names,
+                reserved,
+                tuple(map(keys.__getitem__, reserved)),
+                dict(context),
+                fills,
+            )
+        fills = made[4]
+        if fills is None:
             return None
-        template, level_keys, time_keys = head
-        line = template.copy()
+        level_keys, time_keys = fills
+        line = {**keys, **context} if context else dict(keys)
         for key in level_keys:
             line[key] = levelname
         if time_keys:
@@ -216,15 +235,14 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         return text.replace("\ue000", "%03d" % msecs)  # noqa: UP031 (Powertools' own)
 
 
-# A line's head for `format_event`: the formatter's keys in Powertools' order with their values (the templated ones
-# a placeholder), and the keys to fill with the level name and with the timestamp.
-_Head = tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]
+# The keys of a line `format_event` fills: with the level name, and with the timestamp.
+_Fills = tuple[tuple[str, ...], tuple[str, ...]]
 
 
-def _event_head(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Head | None:
-    """`RedactingFormatter._head` made once for these keys: None when one is templated on another record
-    attribute (only a record has it)."""
-    template: dict[str, Any] = {}
+def _fills(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Fills | None:
+    """Which of the formatter's keys (`log_format`, then the context keys) `RedactingFormatter._head` fills with the
+    level name and which with the timestamp; None when one is templated on another record attribute (only a
+    record has it). Every other key's value goes on the line as it is."""
     fills: dict[str, str | None] = {}
     for source in (keys, context):
         for key, value in source.items():
@@ -236,12 +254,10 @@ def _event_head(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Head | 
                     fill = "time"
                 else:
                     return None
-                value = None
-            template[key] = value
             fills[key] = fill
     level = tuple(key for key, fill in fills.items() if fill == "level")
     time_keys = tuple(key for key, fill in fills.items() if fill == "time")
-    return template, level, time_keys
+    return level, time_keys
 
 
 def writable(line: str) -> str:
