@@ -12,13 +12,13 @@ import asyncio
 import math
 import time
 import types
-from collections.abc import Awaitable, Callable, Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Generator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import ToolFailure
+from .scoped import Scoped
 from .workers import WORKERS
 
 T = TypeVar("T")
@@ -72,25 +72,15 @@ def current() -> Deadline:
     return _CURRENT.get()
 
 
-@contextmanager
-def active(deadline: Deadline) -> Iterator[Deadline]:
-    """Make `deadline` the current one for the duration of the block (one request)."""
-    token = _CURRENT.set(deadline)
-    try:
-        yield deadline
-    finally:
-        _CURRENT.reset(token)
+def active(deadline: Deadline) -> Scoped[Deadline]:
+    """Make `deadline` the current one for the duration of the `with` block (one request)."""
+    return Scoped(_CURRENT, deadline)
 
 
-@contextmanager
-def cancellable(probe: Callable[[], bool] | None) -> Iterator[None]:
-    """Make `probe` (true once the client cancelled) the current request's for the duration of the block, so
+def cancellable(probe: Callable[[], bool] | None) -> Scoped[Callable[[], bool] | None]:
+    """Make `probe` (true once the client cancelled) the current request's for the duration of the `with` block, so
     the waits of the clients called meanwhile (`ctx.http`) stop as soon as it says so."""
-    token = _CANCELLED.set(probe)
-    try:
-        yield
-    finally:
-        _CANCELLED.reset(token)
+    return Scoped(_CANCELLED, probe)
 
 
 def call_within(timeout_seconds: float, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

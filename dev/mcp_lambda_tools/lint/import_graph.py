@@ -39,7 +39,7 @@ LAYERS = (
     "settings",
     "deadlines | trace_context",
     "workers | restore",
-    "errors | wire | strict_json | encoding",
+    "errors | wire | strict_json | encoding | scoped",
 )
 
 

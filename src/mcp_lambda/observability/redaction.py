@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from typing import Any
+
+from ..scoped import Scoped
 
 MASK = "***"
 # Shorter values are not masked: they would mask ordinary text.
@@ -118,10 +120,9 @@ def register_secret_values(values: Iterable[object]) -> None:
             register_secret_value(value)
 
 
-@contextmanager
-def request_credentials(*values: str | None) -> Iterator[None]:
-    """Mask `values` (the caller's bearer token) on every line written while the block runs: in this context and
-    in the worker threads it starts (they run in a copy of it); forgotten when the block ends.
+def request_credentials(*values: str | None) -> AbstractContextManager[Any]:
+    """Mask `values` (the caller's bearer token) on every line written while the `with` block runs: in this context
+    and in the worker threads it starts (they run in a copy of it); forgotten when the block ends.
 
     Args:
         *values: The request's credentials; None and values shorter than MIN_MASKED_CHARS are skipped.
@@ -131,13 +132,11 @@ def request_credentials(*values: str | None) -> Iterator[None]:
         if value is not None and len(value) >= MIN_MASKED_CHARS:
             forms.update(_forms(value))
     if not forms:
-        yield
-        return
-    token = _REQUEST.set(_RequestCredentials(forms))
-    try:
-        yield
-    finally:
-        _REQUEST.reset(token)
+        return _NOTHING
+    return Scoped(_REQUEST, _RequestCredentials(forms))
+
+
+_NOTHING = nullcontext()  # reusable: it holds no state
 
 
 def _current() -> _Known | None:
