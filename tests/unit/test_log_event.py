@@ -286,3 +286,13 @@ def test_the_direct_line_follows_keys_appended_and_removed_between_lines(
         stream.seek(0)
         stream.truncate()
     assert json.loads(direct)["level"] == "fixed" and "zone" not in json.loads(direct)
+
+
+def test_a_level_renamed_with_add_level_name_is_named_alike(alone: tuple[Logger, io.StringIO]) -> None:
+    logger, stream = alone
+    logging.addLevelName(logging.INFO, "NOTICE")
+    try:
+        direct, ordinary = _two_lines(logger, stream)
+    finally:
+        logging.addLevelName(logging.INFO, "INFO")
+    assert direct == ordinary and json.loads(direct)["level"] == "NOTICE"

@@ -20,12 +20,12 @@ from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS
 from .formatter import RedactingFormatter
 from .loggers import ToolLogger, stdlib_logger
 
-# The levels `log_event` writes directly, with their names; "exception" (a stack) always takes the ordinary path.
+# The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.
 _DIRECT_LEVELS = {
-    "debug": (logging.DEBUG, "DEBUG"),
-    "info": (logging.INFO, "INFO"),
-    "warning": (logging.WARNING, "WARNING"),
-    "error": (logging.ERROR, "ERROR"),
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
 }
 _RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line
 
@@ -44,16 +44,16 @@ def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, A
         event: The message (the line's `event` names it too, in `fields`).
         fields: The line's extra keys.
     """
-    known = _DIRECT_LEVELS.get(level)
-    std = stdlib_logger(logger) if known is not None else None
-    if std is not None and known is not None:
-        levelno, levelname = known
+    levelno = _DIRECT_LEVELS.get(level)
+    std = stdlib_logger(logger) if levelno is not None else None
+    if std is not None and levelno is not None:
         if not std.isEnabledFor(levelno):
             return
         handler = _direct_handler(std, levelno)
         if handler is not None:
             formatter: RedactingFormatter = handler.formatter  # type: ignore[assignment]
-            line = formatter.format_event(levelname, event, fields, time.time_ns())
+            # The record's `levelname` as `LogRecord` names it (a name `logging.addLevelName` gave included).
+            line = formatter.format_event(logging.getLevelName(levelno), event, fields, time.time_ns())
             if line is not None:
                 _emit(handler, line, std.name, levelno, event, fields)
                 return
