@@ -17,8 +17,8 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import orjson
 from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS, LambdaPowertoolsFormatter
@@ -79,17 +79,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
         super().__init__(**kwargs)
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
-        # format_event's keys to fill, made for the formatter's key names, reserved values and context keys it was
-        # made for (one tuple too).
-        self._heads: tuple[
-            tuple[str, ...], tuple[str, ...], tuple[Any, ...], dict[str, Any], _Fills | None
-        ] = (
-            ("",),
-            (),
-            (),
-            {},
-            None,
-        )
+        # Which keys take the level name and the timestamp, for the keys it was made for (one tuple too).
+        self._fills = _KeyFills((), (), (), {}, None)
 
     def format(self, record: logging.LogRecord) -> str:
         """The line `LambdaPowertoolsFormatter.format` builds for `record`, built in one pass.
@@ -102,9 +93,12 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         if record.exc_info or self.log_format.get("xray_trace_id", "") is not None:
             return super().format(record)
         attributes = record.__dict__
-        line = self._head(record.levelname, lambda: self.formatTime(record), attributes)
-        if line is None:  # Powertools' own error for a template that is not a string
-            return super().format(record)
+        asctime = self.formatTime(record)
+        line = self._head(record.levelname, asctime)
+        if line is None:  # a key templated on another record attribute (such as `location`)
+            line = self._templated_head(attributes, asctime)
+            if line is None:  # Powertools' own error for a template that is not a string
+                return super().format(record)
         for key, value in attributes.items():
             if key not in _RESERVED:
                 line[key] = value
@@ -128,31 +122,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             or not self.datefmt
         ):
             return None
-        keys, context = self.log_format, self.thread_safe_get_current_keys()
-        names, made = tuple(keys), self._heads
-        # Made again only when a key is added or removed, a reserved key's value changes or the context keys do:
-        # a new correlation id (every request) changes a value the line copies as it is.
-        if made[0] != names or tuple(map(keys.__getitem__, made[1])) != made[2] or made[3] != context:
-            reserved = tuple(name for name in names if name in _RESERVED)
-            fills = _fills(keys, context)
-            made = self._heads = (
-                names,
-                reserved,
-                tuple(map(keys.__getitem__, reserved)),
-                dict(context),
-                fills,
-            )
-        fills = made[4]
-        if fills is None:
+        line = self._head(levelname, self._timestamp(created_ns))
+        if line is None:
             return None
-        level_keys, time_keys = fills
-        line = {**keys, **context} if context else dict(keys)
-        for key in level_keys:
-            line[key] = levelname
-        if time_keys:
-            stamp = self._timestamp(created_ns)
-            for key in time_keys:
-                line[key] = stamp
         if _RESERVED.isdisjoint(fields):  # as always for the framework's lines: one update
             line.update(fields)
         else:
@@ -161,24 +133,50 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
                     line[key] = value
         return self._finish(line, self._decoded(message))
 
-    def _head(
-        self, levelname: str, timestamp: Callable[[], str], attributes: Mapping[str, Any] | None
-    ) -> dict[str, Any] | None:
-        """The formatter's keys in Powertools' order (`log_format`, then the thread-safe keys), their
-        reserved-attribute templates filled; None for a template only `attributes` (a record's) could fill when
-        there are none, or one that is not a string."""
+    def _head(self, levelname: str, asctime: str) -> dict[str, Any] | None:
+        """The formatter's keys in Powertools' order (`log_format`, then the thread-safe keys) with their values,
+        the `%(levelname)s` and `%(asctime)s` templates filled; None when a key is templated on another record
+        attribute (or on something that is not a string): `_templated_head` then.
+
+        Which keys take the level name and the timestamp is decided once for the key names, the reserved keys'
+        values and the context keys, and again when one changes: a new correlation id (every request) changes a
+        value the line copies as it is.
+        """
+        keys, context = self.log_format, self.thread_safe_get_current_keys()
+        names = tuple(keys)
+        known_names, reserved, values, known_context, fills = (
+            self._fills
+        )  # unpacked: cheaper than its attributes
+        if (
+            known_names != names
+            or known_context != context
+            or tuple(map(keys.__getitem__, reserved)) != values
+        ):
+            reserved = tuple(name for name in names if name in _RESERVED)
+            fills = _fills(keys, context)
+            self._fills = _KeyFills(
+                names, reserved, tuple(map(keys.__getitem__, reserved)), dict(context), fills
+            )
+        if fills is None:
+            return None
+        level_keys, time_keys = fills
+        line = {**keys, **context} if context else dict(keys)
+        for key in level_keys:
+            line[key] = levelname
+        for key in time_keys:
+            line[key] = asctime
+        return line
+
+    def _templated_head(self, attributes: Mapping[str, Any], asctime: str) -> dict[str, Any] | None:
+        """`_head` for keys templated on any record attribute, each filled from `attributes` (a record's); None
+        for a template that is not a string."""
         line: dict[str, Any] = {}
         for source in (self.log_format, self.thread_safe_get_current_keys()):
             for key, value in source.items():
                 if value and key in _RESERVED:
-                    if value == "%(levelname)s":
-                        value = levelname
-                    elif value == "%(asctime)s":
-                        value = timestamp()
-                    elif isinstance(value, str) and attributes is not None:
-                        value = value % {**attributes, "asctime": timestamp()}
-                    else:
+                    if not isinstance(value, str):
                         return None
+                    value = value % {**attributes, "asctime": asctime}
                 line[key] = value
         return line
 
@@ -235,14 +233,25 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         return text.replace("\ue000", "%03d" % msecs)  # noqa: UP031 (Powertools' own)
 
 
-# The keys of a line `format_event` fills: with the level name, and with the timestamp.
+# The keys of a line `RedactingFormatter._head` fills: with the level name, and with the timestamp.
 _Fills = tuple[tuple[str, ...], tuple[str, ...]]
 
 
+class _KeyFills(NamedTuple):
+    """`_fills` of the formatter's keys, with what they were made for: the key names, the reserved keys among them
+    and their values, the context keys."""
+
+    names: tuple[str, ...]
+    reserved: tuple[str, ...]
+    values: tuple[Any, ...]
+    context: dict[str, Any]
+    fills: _Fills | None
+
+
 def _fills(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Fills | None:
-    """Which of the formatter's keys (`log_format`, then the context keys) `RedactingFormatter._head` fills with the
-    level name and which with the timestamp; None when one is templated on another record attribute (only a
-    record has it). Every other key's value goes on the line as it is."""
+    """Which of the formatter's keys (`log_format`, then the context keys) take the level name and which the
+    timestamp; None when one is templated on another record attribute (or on something that is not a string).
+    Every other key's value goes on the line as it is."""
     fills: dict[str, str | None] = {}
     for source in (keys, context):
         for key, value in source.items():
