@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from mcp_lambda.composition import build_server, log_server_started
-from mcp_lambda.encoding import plain
+from mcp_lambda.encoding import strict_json_bytes
 from mcp_lambda.errors import StartupError
 from mcp_lambda.observability import ToolLogger, get_logger, log_internal_error
 from mcp_lambda.protocol import McpServer
@@ -88,16 +88,7 @@ def read_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | OversizedLine]:
 
 def encode_line(message: Any) -> bytes:
     """One message as one line: compact strict JSON (an escaped newline never breaks the framing), UTF-8."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=plain)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
-        return (
-            json.dumps(
-                message, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=plain
-            ).encode()
-            + b"\n"
-        )
+    return strict_json_bytes(message) + b"\n"
 
 
 class LineWriter:

@@ -62,18 +62,22 @@ def _fragment(value: Any) -> Any:
 
 
 def json_bytes(value: Any) -> bytes:
-    """The compact UTF-8 JSON of an answer: orjson (faster than json.dumps, byte for byte the same), json.dumps
-    for what orjson refuses (a lone surrogate echoed from the request, escaped then; an integer beyond 64 bits; a
-    key that is not a string). Strict JSON only (no NaN or Infinity): tool results are checked before they get
-    here."""
+    """The compact UTF-8 JSON of an answer: orjson (faster than json.dumps, byte for byte the same),
+    `strict_json_bytes` for what orjson refuses (a lone surrogate echoed from the request; an integer beyond 64
+    bits; a key that is not a string). Tool results are checked for strict JSON before they get here."""
     try:
         return orjson.dumps(value, default=_fragment)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        pass
+        return strict_json_bytes(value)
+
+
+def strict_json_bytes(value: Any) -> bytes:
+    """`json.dumps`' compact UTF-8 JSON, strict (NaN and Infinity raise ValueError), an `Encoded` as its object;
+    a lone surrogate (echoed from a request) written as its escape instead of failing the encoding."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=plain)
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape it instead of failing
+    except UnicodeEncodeError:
         return json.dumps(
             value, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=plain
         ).encode("ascii")
