@@ -80,7 +80,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         super().__init__(**kwargs)
         self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
         # Which keys take the level name and the timestamp, for the keys it was made for (one tuple too).
-        self._fills = _KeyFills((), (), (), {}, None)
+        self._key_fills = _KeyFills((), (), (), {}, None)
 
     def format(self, record: logging.LogRecord) -> str:
         """The line `LambdaPowertoolsFormatter.format` builds for `record`, built in one pass.
@@ -145,7 +145,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         keys, context = self.log_format, self.thread_safe_get_current_keys()
         names = tuple(keys)
         known_names, reserved, values, known_context, fills = (
-            self._fills
+            self._key_fills
         )  # unpacked: cheaper than its attributes
         if (
             known_names != names
@@ -154,7 +154,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         ):
             reserved = tuple(name for name in names if name in _RESERVED)
             fills = _fills(keys, context)
-            self._fills = _KeyFills(
+            self._key_fills = _KeyFills(
                 names, reserved, tuple(map(keys.__getitem__, reserved)), dict(context), fills
             )
         if fills is None:
