@@ -11,7 +11,7 @@ from .observability import ToolLogger
 from .protocol import McpServer
 from .settings import Settings
 from .tools import Business
-from .transport import MCP_METHODS, MCP_PATHS, McpEndpoint, internal_error_response
+from .transport import MCP_METHODS, MCP_PATHS, HttpResponse, McpEndpoint, internal_error_response
 
 
 def add_protected_resource_metadata(
@@ -60,15 +60,27 @@ def create_app(
     app = FastAPI(
         openapi_url=None, docs_url=None, redoc_url=None, title=f"mcp-{business.name}", redirect_slashes=False
     )
+
+    async def mcp(request: Request) -> Response:
+        return _starlette(await endpoint(request))
+
     for path in MCP_PATHS:
         # A plain Starlette route: the endpoint reads the request itself, so FastAPI's dependency solving (and
         # its validation of a return value that is already a Response) would only cost time on every request.
-        app.router.add_route(path, endpoint.__call__, methods=MCP_METHODS, include_in_schema=False)
+        app.router.add_route(path, mcp, methods=MCP_METHODS, include_in_schema=False)
     if authenticator.protects:
         add_protected_resource_metadata(app, authenticator, business, server.field_scopes)
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
-        return internal_error_response(logger, exc)
+        return _starlette(internal_error_response(logger, exc))
 
     return app
+
+
+def _starlette(response: HttpResponse) -> Response:
+    """The endpoint's response as Starlette's own (what its routes and exception handlers are typed to return):
+    the same status, headers and body."""
+    converted = Response(response.body, status_code=response.status)
+    converted.raw_headers = list(response.raw_headers)
+    return converted

@@ -1,4 +1,4 @@
-"""The JSON text of the server's answers, and the parts of them encoded once.
+"""The JSON text of the server's answers, and the parts of them encoded once; the JSON a request is read from.
 
 `json_bytes` is the one encoder of an answer's body; `Encoded` is a JSON object that never changes between
 requests (a tool's tools/list entry), encoded when the server starts and written as those bytes ever after: the
@@ -6,6 +6,9 @@ tools list is most of a tools/list answer, and encoding it again was most of tha
 (docs/performance.md). An `Encoded` reads as the object it holds (a read-only mapping, equal to it), so code and
 tests that look inside an answer see no difference; every encoder of an answer writes it as that object
 (`json_bytes` as its bytes, `json.dumps` through `plain`).
+
+`loads` and `dumps_for_parse` are json.loads and json.dumps as the endpoint and the argument check use them,
+value for value, with orjson's speed wherever orjson would give the same values.
 """
 
 from __future__ import annotations
@@ -81,3 +84,51 @@ def strict_json_bytes(value: Any) -> bytes:
         return json.dumps(
             value, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=plain
         ).encode("ascii")
+
+
+# Nineteen digits in a row (perhaps an integer beyond 64 bits, which orjson reads as a float; json.loads: an int),
+# found as nineteen zeros once every digit is a zero and every other byte a space: two C loops over the text, where
+# a regular expression would try a match at every position.
+_DIGITS_AS_ZEROS = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
+_LONG_DIGITS = b"0" * 19
+
+
+def loads(raw: bytes) -> Any:
+    """`json.loads(raw)`, value for value: orjson's parse where it reads the same values, json.loads itself for
+    the rest: text with a run of 19 digits (an integer orjson would read as a float; a string with such a run
+    only costs the slower parse), and every text orjson refuses (NaN, Infinity, 1e400, a lone surrogate escape,
+    a byte-order mark, UTF-16, nesting deeper than 1024, and text that is not JSON at all: json.loads' own error).
+
+    Raises:
+        ValueError: Not JSON (json.JSONDecodeError, or UnicodeDecodeError for bytes json.loads cannot decode).
+        RecursionError: Nested too deeply for json.loads.
+    """
+    if _LONG_DIGITS not in raw.translate(_DIGITS_AS_ZEROS):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
+# Made once: json.dumps with any option makes an encoder per call.
+_TEXT_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def dumps_for_parse(value: Mapping[str, Any]) -> bytes | str:
+    """JSON text that a JSON parser reads back as `json.dumps(value, ensure_ascii=False)` (which is what a strict
+    model's `model_validate_json` is given): orjson's bytes, or json.dumps' text where orjson's would read back
+    differently (a NaN or an Infinity, which orjson writes as `null`: any `null` in its text sends the value to
+    json.dumps) or where orjson refuses the value (a lone surrogate, an integer beyond 64 bits, a mapping that is
+    not a dict).
+
+    Raises:
+        TypeError: `value` holds something JSON cannot (as json.dumps raises).
+    """
+    try:
+        text = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return _TEXT_ENCODER.encode(dict(value))
+    if b"null" in text:
+        return _TEXT_ENCODER.encode(dict(value))
+    return text

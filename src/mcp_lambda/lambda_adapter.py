@@ -26,11 +26,10 @@ from typing import TYPE_CHECKING, Any, cast
 from mangum import Mangum
 from mangum.handlers import HTTPGateway
 from mangum.types import LambdaConfig, Scope
-from starlette.responses import Response
 
 from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
-from .transport import MCP_METHODS, MCP_PATHS, HttpRequest, McpEndpoint, internal_error_response
+from .transport import MCP_METHODS, MCP_PATHS, HttpRequest, HttpResponse, McpEndpoint, internal_error_response
 from .wire import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -131,7 +130,7 @@ class McpRoute:
             context=context,
         )
 
-        async def answer() -> Response:
+        async def answer() -> HttpResponse:
             try:
                 return await self.endpoint.answer(request)
             except Exception as exc:  # as the app's exception handler answers it
@@ -141,7 +140,7 @@ class McpRoute:
         response = asyncio.get_event_loop().run_until_complete(answer())
         # Mangum's cycle hands its handler the `http.response.start` headers, which are these very pairs.
         headers = cast("list[list[bytes]]", response.raw_headers)
-        return gateway({"status": response.status_code, "headers": headers, "body": bytes(response.body)})
+        return gateway({"status": response.status, "headers": headers, "body": response.body})
 
 
 def task_job(event: Any) -> tuple[str, int] | None:

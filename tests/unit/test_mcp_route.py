@@ -172,7 +172,8 @@ def test_an_exception_the_endpoint_lets_escape_is_the_apps_500_with_an_error_id(
 
 
 def test_a_container_that_serves_only_mcp_never_imports_fastapi() -> None:
-    """Requests to /mcp are the route's: FastAPI is imported (and the app built) by the first request elsewhere."""
+    """Requests to /mcp are the route's: FastAPI and Starlette (with anyio) are imported, and the app built, by the
+    first request elsewhere."""
     import subprocess
     import sys
 
@@ -184,7 +185,17 @@ from mcp_lambda.testing.apigateway import LocalContext, http_event
 body, headers = modern_request("tools/list", request_id=1)
 listed = entry.handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
 assert listed["statusCode"] == 200, listed
-assert "fastapi" not in sys.modules and "app" not in vars(entry.runtime)
+call = {"name": "search_products", "arguments": {"keyword": "cup"}}
+body, headers = modern_request("tools/call", call, request_id=2)
+called = entry.handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+assert called["statusCode"] == 200 and '"structuredContent"' in called["body"], called
+body, headers = modern_request("tools/call", {"name": "no_such_tool", "arguments": {}}, request_id=3)
+refused = entry.handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+assert '"error"' in refused["body"], refused
+bad = entry.handler(http_event("POST", "/mcp", {**headers, "content-type": "text/plain"}, "{}"), LocalContext())
+assert bad["statusCode"] == 415, bad
+loaded = sorted(name for name in ("fastapi", "starlette", "anyio") if name in sys.modules)
+assert loaded == [] and "app" not in vars(entry.runtime), loaded
 other = entry.handler(http_event("GET", "/other", {}, None), LocalContext())
 assert other["statusCode"] == 404 and "fastapi" in sys.modules, other
 """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Category = Literal["drinkware", "travel", "home"]
@@ -22,6 +22,11 @@ class Product:
     in_stock: bool
     selling_point: str
     tags: tuple[str, ...]
+    # What a search looks in: the name and the tags, lower case, made once (the catalogue never changes).
+    haystack: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "haystack", " ".join((self.name, *self.tags)).lower())
 
     def as_item(self) -> dict[str, object]:
         return {
@@ -39,7 +44,7 @@ class Product:
         }
 
     def matches(self, words: list[str]) -> bool:
-        haystack = " ".join((self.name, *self.tags)).lower()
+        haystack = self.haystack
         return all(word in haystack for word in words)
 
 

@@ -18,15 +18,16 @@ import importlib.util
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
-
-from starlette.requests import Request
+from typing import TYPE_CHECKING, Any
 
 from ..caller import Caller, RequestAuth, bearer_challenge, client_of, scopes_of, without_prefix
 from ..settings import Settings, SettingsError
 from .errors import AuthFailure
 from .metadata import metadata_url, protected_resource_metadata, resource_url
 from .tokens import JwtVerifier, selected_claims
+
+if TYPE_CHECKING:
+    from starlette.requests import Request  # the app's metadata route only
 
 # RFC 6750 §2.1: `Bearer <b64token>`.
 BEARER = re.compile(r"^bearer +([A-Za-z0-9\-._~+/]+=*)$", re.IGNORECASE)

@@ -10,7 +10,6 @@ one more row: DeadlineExceeded (50400).
 from __future__ import annotations
 
 import inspect
-import json
 import secrets
 import time
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..deadlines import run_blocking_until, run_until
+from ..encoding import dumps_for_parse
 from ..observability import (
     NoTelemetry,
     ToolTelemetry,
@@ -331,17 +331,13 @@ def _admitted(**kwargs: Any) -> None:
     return None
 
 
-# Made once: json.dumps with any option makes an encoder per call.
-_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False)
-
-
 async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext) -> Any:
     if spec.null_means_absent:
         # A null for an optional argument whose schema has none is "not given" (docs/tools.md): the default.
         arguments = {k: v for k, v in arguments.items() if v is not None or k not in spec.null_means_absent}
     if spec.arguments is not None:
         # As JSON, in strict mode: exactly the published schema's types, with JSON's spellings of dates and enums.
-        validated = spec.arguments.model_validate_json(_ARGUMENTS_JSON.encode(dict(arguments)))
+        validated = spec.arguments.model_validate_json(dumps_for_parse(arguments))
         # What dict(validated) gives, without its failed lookup of a `keys` attribute first.
         kwargs = {**validated.__dict__, **(validated.__pydantic_extra__ or {})}
     elif "arguments" in spec.arguments_accepted:

@@ -4,8 +4,10 @@ from .http import (
     MCP_METHODS,
     MCP_PATHS,
     HttpRequest,
+    HttpResponse,
     McpEndpoint,
     http_error,
+    http_response,
     internal_error_response,
     to_response,
 )
@@ -14,8 +16,10 @@ __all__ = [
     "MCP_METHODS",
     "MCP_PATHS",
     "HttpRequest",
+    "HttpResponse",
     "McpEndpoint",
     "http_error",
+    "http_response",
     "internal_error_response",
     "to_response",
 ]

@@ -5,14 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from starlette.requests import Request
-from starlette.responses import Response
+from typing import TYPE_CHECKING, Any
 
 from .. import deadlines
 from ..auth import Authenticator, AuthFailure
-from ..encoding import json_bytes
+from ..encoding import json_bytes, loads
 from ..observability import ToolLogger, log_internal_error, request_credentials
 from ..protocol import Inbound, McpServer, Outbound
 from ..protocol.jsonrpc import RpcError, error_response, recover_id, retry_data
@@ -21,12 +18,15 @@ from ..wire import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, SERVICE_UNAVAIL
 from .policy import accepts_json, accepts_sse, host_allowed, is_json_content_type, origin_allowed
 from .sse import encode_sse
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
 # The endpoint, with and without the trailing slash some clients add (template.yaml routes both), and its methods.
 MCP_PATHS = ("/mcp", "/mcp/")
 MCP_METHODS = ["POST", "GET", "DELETE"]
 
 
-def internal_error_response(logger: ToolLogger, exc: Exception) -> Response:
+def internal_error_response(logger: ToolLogger, exc: Exception) -> HttpResponse:
     """The last line of defence for an exception a route let escape: its stack logged with an error id, only the
     id sent (500, -32603)."""
     error_id = log_internal_error(logger, "unhandled_error", exc)
@@ -44,13 +44,13 @@ def http_error(
     headers: dict[str, str] | None = None,
     request_id: str | int | None = None,
     data: Any = None,
-) -> Response:
+) -> HttpResponse:
     """A JSON-RPC error with an HTTP status; the id is the request's when it could be read, else null."""
     body = error_response(request_id, RpcError(code, message, data))
-    return Response(json_bytes(body), status_code=status, media_type="application/json", headers=headers)
+    return http_response(json_bytes(body), status, "application/json", headers)
 
 
-def refused(failure: AuthFailure, request_id: str | int | None = None) -> Response:
+def refused(failure: AuthFailure, request_id: str | int | None = None) -> HttpResponse:
     """401 with the Bearer challenge (`invalid_token` when a token was offered), or 503 when the issuer fails."""
     if failure.status == 503:
         message = f"Service unavailable: {failure.reason}"
@@ -79,6 +79,49 @@ class HttpRequest:
     context: Any
 
 
+@dataclass(frozen=True, slots=True)
+class HttpResponse:
+    """One response of the endpoint, as it goes on the wire. Build it with `http_response`.
+
+    Its headers are those Starlette's `Response` sends for the same arguments: the Lambda route hands them to
+    Mangum as they are, and the app's route (`mcp_lambda.app`) turns them into Starlette's own, without
+    Starlette on the Lambda path.
+
+    Args:
+        status: The HTTP status.
+        raw_headers: (name, value) pairs: names in lower case, both latin-1 bytes (ASGI's).
+        body: The body.
+    """
+
+    status: int
+    raw_headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+
+def http_response(
+    body: bytes = b"",
+    status: int = 200,
+    media_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> HttpResponse:
+    """The response Starlette's `Response(body, status, headers, media_type)` sends: `headers` first (names in lower
+    case), then Content-Length unless given (not for a 1xx, 204 or 304) and Content-Type unless given (a `text/`
+    type with `; charset=utf-8`).
+
+    Raises:
+        UnicodeEncodeError: A header name or value is not latin-1 (as Starlette raises).
+    """
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    names = {name for name, _ in raw}
+    if b"content-length" not in names and not (status < 200 or status in (204, 304)):
+        raw.append((b"content-length", str(len(body)).encode("latin-1")))
+    if media_type is not None and b"content-type" not in names:
+        if media_type.startswith("text/") and "charset=" not in media_type.lower():
+            media_type += "; charset=utf-8"
+        raw.append((b"content-type", media_type.encode("latin-1")))
+    return HttpResponse(status, raw, body)
+
+
 def peek_request_id(request: HttpRequest) -> str | int | None:
     """The JSON-RPC id of a small POST body, for the error that refuses it; None when there is none to read."""
     if request.method != "POST":
@@ -89,7 +132,7 @@ def peek_request_id(request: HttpRequest) -> str | int | None:
     if len(request.body) > ID_PEEK_BYTES:
         return None
     try:
-        return recover_id(json.loads(request.body))
+        return recover_id(loads(request.body))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
@@ -113,7 +156,7 @@ class McpEndpoint:
         self.deadline_ms = milliseconds(settings.request_deadline)
         self.margin_ms = milliseconds(settings.deadline_margin)
 
-    async def __call__(self, request: Request) -> Response:
+    async def __call__(self, request: Request) -> HttpResponse:
         """Answer a request the ASGI app routed here (the Lambda handler's own route calls `answer`)."""
         method = request.method
         body = b""
@@ -133,7 +176,7 @@ class McpEndpoint:
             )
         )
 
-    async def answer(self, request: HttpRequest) -> Response:
+    async def answer(self, request: HttpRequest) -> HttpResponse:
         """The response to one request to the MCP endpoint.
 
         Args:
@@ -146,7 +189,7 @@ class McpEndpoint:
         token = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
         with deadlines.active(self._deadline(request)), request_credentials(token):
             outbound = await self._serve(request)
-        if isinstance(outbound, Response):
+        if isinstance(outbound, HttpResponse):
             return outbound
         return limit_size(outbound, to_response(outbound), self.settings.max_response_bytes)
 
@@ -160,7 +203,7 @@ class McpEndpoint:
             self.margin_ms,
         )
 
-    async def _serve(self, request: HttpRequest) -> Response | Outbound:
+    async def _serve(self, request: HttpRequest) -> HttpResponse | Outbound:
         headers = request.headers
         if not origin_allowed(headers.get("origin"), self.settings.allowed_origins):
             request_id = peek_request_id(request)
@@ -186,7 +229,7 @@ class McpEndpoint:
             if len(raw) > self.settings.max_body_bytes:
                 return self._too_large()
             try:
-                body = json.loads(raw)
+                body = loads(raw)
             except (UnicodeDecodeError, ValueError):
                 return http_error(400, PARSE_ERROR, "Parse error: the body is not valid JSON")
             except RecursionError:
@@ -204,7 +247,7 @@ class McpEndpoint:
         )
         return await self.server.handle(inbound)
 
-    def _check_post_headers(self, request: HttpRequest) -> Response | None:
+    def _check_post_headers(self, request: HttpRequest) -> HttpResponse | None:
         """The refusal of a POST on its headers alone (echoing the body's id where it can be read), or None."""
         headers = request.headers
         if not accepts_json(headers.get("accept")):
@@ -218,7 +261,7 @@ class McpEndpoint:
             return self._too_large()
         return None
 
-    def _too_large(self) -> Response:
+    def _too_large(self) -> HttpResponse:
         limit = self.settings.max_body_bytes
         return http_error(413, INVALID_REQUEST, f"Payload Too Large: the body exceeds {limit} bytes")
 
@@ -230,10 +273,10 @@ def fits_lambda_response(body: bytes, max_bytes: int) -> bool:
     return len(json.dumps(body.decode("utf-8", errors="replace"))) <= max_bytes
 
 
-def limit_size(outbound: Outbound, response: Response, max_bytes: int) -> Response:
+def limit_size(outbound: Outbound, response: HttpResponse, max_bytes: int) -> HttpResponse:
     """`response`, or a JSON-RPC error (-32603, per request id) when it would exceed the Lambda response limit:
     an answer too large is an error the client can read, never a failed invocation."""
-    if fits_lambda_response(bytes(response.body), max_bytes):
+    if fits_lambda_response(response.body, max_bytes):
         return response
     error = RpcError(
         INTERNAL_ERROR,
@@ -248,30 +291,18 @@ def limit_size(outbound: Outbound, response: Response, max_bytes: int) -> Respon
     else:
         body = error_response(_id_of(answered), error)
     headers = {k: v for k, v in outbound.headers.items() if k.lower() != "content-type"}
-    return Response(
-        json_bytes(body), status_code=outbound.status, media_type="application/json", headers=headers
-    )
+    return http_response(json_bytes(body), outbound.status, "application/json", headers)
 
 
 def _id_of(message: Any) -> Any:
     return message.get("id") if isinstance(message, dict) else None
 
 
-def to_response(outbound: Outbound) -> Response:
+def to_response(outbound: Outbound) -> HttpResponse:
     if outbound.messages is not None:
         headers = {"cache-control": "no-cache", "x-accel-buffering": "no", **outbound.headers}
-        return Response(
-            encode_sse(outbound.messages),
-            status_code=outbound.status,
-            media_type="text/event-stream",
-            headers=headers,
-        )
+        return http_response(encode_sse(outbound.messages), outbound.status, "text/event-stream", headers)
     if outbound.body is None:
         # 202/200 with an empty body and no Content-Type (the platform contract for notifications).
-        return Response(status_code=outbound.status, headers=outbound.headers)
-    return Response(
-        json_bytes(outbound.body),
-        status_code=outbound.status,
-        media_type="application/json",
-        headers=outbound.headers,
-    )
+        return http_response(status=outbound.status, headers=outbound.headers)
+    return http_response(json_bytes(outbound.body), outbound.status, "application/json", outbound.headers)
