@@ -131,9 +131,9 @@ def simulated_client(scopes: Sequence[str] | None = None) -> McpTestClient:
     from mcp_lambda.testing import DEFAULT_ISSUER, Identity, authorizer_context
 
     env = {**os.environ, "AUTH_MODE": "apigateway", "AUTH_ISSUER": DEFAULT_ISSUER}
-    handler = lambda_handler(build_runtime(Settings.from_env(env)))
+    scoped = lambda_handler(build_runtime(Settings.from_env(env)))
     caller = authorizer_context(Identity("simulator", tuple(scopes)))
-    return McpTestClient.over_handler(handler, capabilities=cards, authorizer=caller, oracle=False)
+    return McpTestClient.over_handler(scoped, capabilities=cards, authorizer=caller, oracle=False)
 
 
 def call_through_handler(

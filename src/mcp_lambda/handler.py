@@ -41,11 +41,33 @@ finally:  # also when start-up fails (a test that imports a misconfigured handle
     gc.enable()
 
 
-# Powertools prints the ColdStart record even with POWERTOOLS_METRICS_DISABLED (make run sets it): ask first.
-@metrics.log_metrics(capture_cold_start_metric=not is_metrics_disabled())
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def _handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     logger.set_correlation_id(api_gateway_request_id(event))
     return _asgi_handler(event, context)
+
+
+# Powertools prints the ColdStart record even with POWERTOOLS_METRICS_DISABLED (make run sets it): ask first.
+_first_invocation = metrics.log_metrics(capture_cold_start_metric=not is_metrics_disabled())(_handle)
+_cold = True
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The Lambda entry point: one invocation, one answer (it never raises).
+
+    The first invocation runs under Powertools' `log_metrics` (its ColdStart record). Every invocation ends with
+    Powertools' `flush_metrics` when there is something to flush: what business code added with its own
+    `Metrics()` (Powertools' instances share one metric set). With nothing to flush, Powertools' decorator would
+    only warn "No application metrics to publish", on every invocation.
+    """
+    global _cold
+    if _cold:
+        _cold = False
+        return _first_invocation(event, context)
+    try:
+        return _handle(event, context)
+    finally:
+        if metrics.metric_set:
+            metrics.flush_metrics()
 
 
 def api_gateway_request_id(event: Any) -> str | None:

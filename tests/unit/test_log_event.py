@@ -296,3 +296,18 @@ def test_a_level_renamed_with_add_level_name_is_named_alike(alone: tuple[Logger,
     finally:
         logging.addLevelName(logging.INFO, "INFO")
     assert direct == ordinary and json.loads(direct)["level"] == "NOTICE"
+
+
+@pytest.mark.parametrize(
+    "message", ["mcp_tool_call_finished", '{"a": [1, 2]}', "42", " [1]", "", "NaN", "{oops"]
+)
+def test_a_message_is_decoded_as_the_formatter_decodes_it(
+    message: str, service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    log_event(logger, "info", message, {"event": "e"})
+    logger.info(message, extra={"event": "e"})
+    direct, ordinary = (json.loads(line) for line in stream.getvalue().splitlines())
+    direct["timestamp"] = ordinary["timestamp"] = "T"
+    assert direct == ordinary and list(direct) == list(ordinary)

@@ -255,6 +255,44 @@ def test_cold_start_imports_no_tracer_and_no_boto3_and_logs_a_clean_start_line()
     assert lines[-1] == {"loaded": []}
 
 
+def test_a_metric_business_code_adds_with_its_own_metrics_is_flushed_by_the_invocation_that_added_it() -> (
+    None
+):
+    script = (
+        "import json, sys\n"
+        "from aws_lambda_powertools import Metrics\n"
+        "from aws_lambda_powertools.metrics import MetricUnit\n"
+        "from mcp_lambda_dev.local.events import LocalContext, http_event\n"
+        "from mcp_lambda import handler\n"
+        "from mcp_lambda.protocol.framing import modern_request\n"
+        "body, headers = modern_request('tools/list')\n"
+        "event = http_event('POST', '/mcp', headers, json.dumps(body))\n"
+        "served = handler._asgi_handler\n"
+        "def adding(event, context):\n"
+        "    Metrics().add_metric(name='OrdersPlaced', unit=MetricUnit.Count, value=1)\n"
+        "    return served(event, context)\n"
+        "for wrap in (False, False, True, False):\n"
+        "    handler._asgi_handler = adding if wrap else served\n"
+        "    print(json.dumps({'invocation': handler.handler(event, LocalContext())['statusCode']}))\n"
+        "    sys.stdout.flush()\n"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": f"{REPO_ROOT / 'src'}:{REPO_ROOT / 'dev'}:{REPO_ROOT}",
+        "BUSINESS": "demo",
+    }
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    marks = [index for index, line in enumerate(lines) if "invocation" in line]
+    assert len(marks) == 4 and all(lines[i]["invocation"] == 200 for i in marks)
+    orders = [index for index, line in enumerate(lines) if "OrdersPlaced" in line]
+    assert len(orders) == 1 and marks[1] < orders[0] < marks[2]  # written by the third invocation, once
+    assert lines[orders[0]]["OrdersPlaced"] == [1.0]
+    cold = [index for index, line in enumerate(lines) if "ColdStart" in line]
+    assert len(cold) == 1 and cold[0] < marks[0]
+
+
 # --- the platform OpenAPI client -----------------------------------------------------------------------------
 
 

@@ -122,7 +122,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             or not self.datefmt
         ):
             return None
-        line = self._head(levelname, self._timestamp(created_ns))
+        stamp = self._stamp(created_ns / 1e9, (created_ns % 1_000_000_000) // 1_000_000, self.datefmt or "")
+        line = self._head(levelname, stamp)
         if line is None:
             return None
         if _RESERVED.isdisjoint(fields):  # as always for the framework's lines: one update
@@ -131,6 +132,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             for key, value in fields.items():
                 if key not in _RESERVED:
                     line[key] = value
+        if self.json_deserializer is loads_message and message[:1] not in _JSON_STARTS:
+            return self._finish(line, message)  # words (an event name): what loads_message returns, unasked
         return self._finish(line, self._decoded(message))
 
     def _head(self, levelname: str, asctime: str) -> dict[str, Any] | None:
@@ -210,7 +213,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
 
     def serialize(self, log: Any) -> str:
         """The line Powertools built, as JSON text, redacted and made one writable line."""
-        return writable(redact(self.json_serializer(log)))
+        text = redact(self.json_serializer(log))
+        return text if text.isascii() else writable(text)  # most lines are ASCII: nothing for writable to do
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         """Powertools' timestamp; for a plain `time.strftime` format, the seconds formatted once per second."""
@@ -218,10 +222,6 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         if self.use_rfc3339_iso8601 or self.use_datetime_directive or not datefmt:
             return super().formatTime(record, datefmt)
         return self._stamp(record.created, int(record.msecs), datefmt)
-
-    def _timestamp(self, created_ns: int) -> str:
-        """`formatTime` of a record made at `created_ns` (its `created` and `msecs` as `LogRecord` computes them)."""
-        return self._stamp(created_ns / 1e9, (created_ns % 1_000_000_000) // 1_000_000, self.datefmt or "")
 
     def _stamp(self, created: float, msecs: int, datefmt: str) -> str:
         key = (int(created), datefmt)

@@ -3,8 +3,9 @@
 The line is the one Powertools' formatter builds for a record of the same fields (`RedactingFormatter.format_event`
 builds it without the record); what is skipped is the way there: the Powertools Logger's wrapper, the stdlib's
 caller lookup (`findCaller` walks the stack), the `LogRecord` and the handler's dispatch. Only public APIs are
-used: the Logger's `name`, `handlers` and `filters`, the handler's `stream`, `terminator`, `flush`, `acquire`,
-`release` and `handleError` (what `StreamHandler.emit` itself does), and the formatter's own.
+used: the Logger's `name`, `handlers` and `filters`, the handler's `stream` (its `write` and `flush`),
+`terminator`, `acquire`, `release` and `handleError` (what `StreamHandler.emit` itself does), and the formatter's
+own.
 """
 
 from __future__ import annotations
@@ -68,11 +69,13 @@ def _emit(
     event: str,
     fields: Mapping[str, Any],
 ) -> None:
-    """What `Handler.handle` and `StreamHandler.emit` do with a formatted line (the handler has no filter)."""
+    """What `Handler.handle` and `StreamHandler.emit` do with a formatted line (the handler has no filter), the
+    lock held once: `StreamHandler.flush` is its stream's flush under the same lock."""
     handler.acquire()
     try:
-        handler.stream.write(line + handler.terminator)
-        handler.flush()
+        stream = handler.stream
+        stream.write(line + handler.terminator)
+        stream.flush()
     except RecursionError:  # as emit: never swallowed
         raise
     except Exception:  # as emit: the handler reports it (to stderr), the call goes on
