@@ -174,7 +174,8 @@ def unreadable_shape(event: dict[str, Any]) -> str | None:
         value = event.get(name)
         if value is not None and not isinstance(value, kinds):
             return f"the event's {name} is not of the type API Gateway sends"
-    if not all(isinstance(cookie, str) for cookie in event.get("cookies") or ()):
+    cookies = event.get("cookies")
+    if cookies and not all(isinstance(cookie, str) for cookie in cookies):
         return "the event's cookies must be strings"
     return None
 
@@ -184,7 +185,7 @@ def unreadable_host(event: dict[str, Any]) -> str | None:
     headers = event.get("headers")
     if not isinstance(headers, dict):
         return None
-    lowered = {str(name).lower(): value for name, value in headers.items()}
+    lowered = _lowered(headers)
     host = lowered.get("host", "mangum")  # Mangum's own default
     _, colon, port = host.partition(":") if isinstance(host, str) else ("", ":", "")
     if not colon:
@@ -214,6 +215,18 @@ def unencodable_text(event: dict[str, Any]) -> str | None:
     if not event.get("isBase64Encoded") and not _encodes(event.get("body") or ""):
         return "the body is not valid UTF-8 text"
     return None
+
+
+def _lowered(headers: dict[Any, Any]) -> dict[str, Any]:
+    """The headers as Mangum reads them, names in lower case (a later duplicate wins); `headers` itself when every
+    name already is (API Gateway's HTTP API sends them so): one lower() of them all says it."""
+    try:
+        names = "".join(headers)
+    except TypeError:  # a name that is not a string
+        names = None
+    if names is not None and names == names.lower():
+        return headers
+    return {str(name).lower(): value for name, value in headers.items()}
 
 
 def readable_id(event: dict[str, Any]) -> RequestId | None:

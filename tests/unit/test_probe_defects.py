@@ -171,6 +171,38 @@ def test_a_host_the_adapter_cannot_read_is_400_not_a_failed_invocation(
         assert reply.error["code"] == -32600 and "host[:port]" in reply.error["message"]
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"host": "example.com"},
+        {"host": "example.com:8443"},
+        {"Host": "a:b:c"},
+        {"HOST": "example.com:http"},
+        {"host": "example.com", "X-Forwarded-Port": "abc"},
+        {"Host": "a:b:c", "host": "example.com"},  # Mangum lower-cases the names: the later one wins
+        {"host": "example.com", "Host": "a:b:c"},
+        {"ΣHOST": "x", "host": "example.com:1"},
+        {},
+    ],
+)
+def test_the_host_check_refuses_exactly_what_mangum_cannot_read(headers: dict[str, str]) -> None:
+    from mangum.handlers import HTTPGateway
+
+    from mcp_lambda.lambda_adapter import unreadable_host
+    from mcp_lambda.testing.apigateway import LocalContext, http_event
+
+    event = http_event("POST", "/mcp", {}, "{}")
+    event["headers"] = dict(headers)
+    config: Any = {"api_gateway_base_path": "/", "text_mime_types": [], "exclude_headers": []}
+    try:
+        assert HTTPGateway(event, LocalContext(), config).scope
+    except ValueError:
+        mangum_reads = False
+    else:
+        mangum_reads = True
+    assert (unreadable_host(event) is None) is mangum_reads
+
+
 # --- 4.7 a lone surrogate must not lose a log line ------------------------------------------------------------
 
 
