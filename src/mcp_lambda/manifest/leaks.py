@@ -309,6 +309,9 @@ def _read_strings(content: list[dict[str, Any]], built: Projected | None = None)
                     if built.sentence is not None:
                         yield built.sentence
                     continue
+                if type(value) is str:  # a block's type and text: no walk
+                    yield value
+                    continue
                 yield from (leaf for leaf in _leaves(value) if isinstance(leaf, str))
 
 

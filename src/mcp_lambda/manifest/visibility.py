@@ -117,7 +117,8 @@ def declared_entities(
     Yields:
         One triple per entity of a declared type, in order.
     """
-    items = structured.get("entities") if isinstance(structured, Mapping) else None
+    # A dict is tested first: the usual case, without the Mapping ABC's check (called several times a request).
+    items = structured.get("entities") if isinstance(structured, (dict, Mapping)) else None
     for index, entity in enumerate(items if isinstance(items, list) else []):
         entity_type = entity.get("entity_type") if isinstance(entity, dict) else None
         spec = manifest.entities.get(entity_type) if isinstance(entity_type, str) else None
