@@ -52,7 +52,7 @@ _cold = True
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """The Lambda entry point: one invocation, one answer (it never raises).
+    """The Lambda entry point: `event` (an API Gateway HTTP API event, or a task worker's) in, the Lambda result out.
 
     The first invocation runs under Powertools' `log_metrics` (its ColdStart record). Every invocation ends with
     Powertools' `flush_metrics` when there is something to flush: what business code added with its own
