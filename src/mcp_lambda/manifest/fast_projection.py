@@ -12,14 +12,14 @@ empty list when its items are hidden from the caller), any other value as it is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pydantic_core import CoreSchema, SchemaValidator
 from pydantic_core import core_schema as cs
 
 from .compiled import CompiledOnce
-from .models import EntitySpec, FieldSpec
+from .models import EntitySpec, FieldSpec, walk_fields
 
 _AS_IS = cs.any_schema()
 # Items hidden from the caller: a list of them is shown as an empty list.
@@ -43,7 +43,11 @@ class _Projectors:
 
     def __init__(self, spec: EntitySpec) -> None:
         self.fields = spec.fields
-        self.required = frozenset(_required_scopes(spec.fields))
+        self.required = frozenset(
+            field.requires_scope
+            for _path, _name, field, _depth in walk_fields("", spec.fields)
+            if field.requires_scope is not None
+        )
         self.made: dict[frozenset[str], Callable[[Any], Any]] = {}
 
     def __call__(self, scopes: Collection[str]) -> Callable[[Any], Any]:
@@ -55,20 +59,6 @@ class _Projectors:
 
 
 _PROJECTORS = CompiledOnce(_Projectors)
-
-
-def _required_scopes(fields: Mapping[str, FieldSpec]) -> Iterator[str]:
-    """Every scope a field of `fields` requires, at any depth (properties and items)."""
-    for spec in fields.values():
-        yield from _scopes_of(spec)
-
-
-def _scopes_of(spec: FieldSpec) -> Iterator[str]:
-    if spec.requires_scope is not None:
-        yield spec.requires_scope
-    yield from _required_scopes(spec.properties or {})
-    if spec.items is not None:
-        yield from _scopes_of(spec.items)
 
 
 def _object(fields: Mapping[str, FieldSpec], held: frozenset[str]) -> CoreSchema:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,3 +91,21 @@ class Manifest(BaseModel):
     source: str = ""
     tools: dict[str, ToolEntry] = Field(default_factory=dict)
     entities: dict[str, EntitySpec] = Field(default_factory=dict)
+
+
+def walk_fields(
+    path: str, fields: Mapping[str, FieldSpec], depth: int = 0
+) -> Iterator[tuple[str, str, FieldSpec, int]]:
+    """Every field spec of `fields` and inside them (properties and items, at any depth), parents first:
+    (path, name, spec, depth). A property's path is `<path>.<name>.properties.<child>`, an item spec's
+    `<path>.<name>.items` (its name `items`); depth 0 is `fields` itself."""
+    for name, spec in fields.items():
+        yield from _walk_one(f"{path}.{name}", name, spec, depth)
+
+
+def _walk_one(path: str, name: str, spec: FieldSpec, depth: int) -> Iterator[tuple[str, str, FieldSpec, int]]:
+    yield path, name, spec, depth
+    for child, child_spec in (spec.properties or {}).items():
+        yield from _walk_one(f"{path}.properties.{child}", child, child_spec, depth + 1)
+    if spec.items is not None:
+        yield from _walk_one(f"{path}.items", "items", spec.items, depth + 1)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
 from ..caller import SCOPE_TOKEN
 from .errors import Problem
 from .errors import did_you_mean as _suggest
-from .models import EntitySpec, FieldSpec, Manifest
+from .models import EntitySpec, FieldSpec, Manifest, walk_fields
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_./-]{1,64}$")
 ENTITY_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -87,7 +87,7 @@ def _entity_rules(
     if not ENTITY_NAME.match(name):
         report.add(base, "invalid-name", f"entity name '{name}' must match {ENTITY_NAME.pattern}")
     ids, refresh_keys = [], []
-    for path, field_name, spec, depth in _walk(f"{base}.schema", entity.fields, 0):
+    for path, field_name, spec, depth in walk_fields(f"{base}.schema", entity.fields):
         _field_rules(report, path, spec, depth)
         if spec.is_entity_id and depth == 0:
             ids.append(field_name)
@@ -158,16 +158,3 @@ def _field_rules(report: _Report, path: str, spec: FieldSpec, depth: int) -> Non
             report.add(
                 f"{path}.{label}", f"{rule}-type", f"{label} needs type string or int, not {spec.type}"
             )
-
-
-def _walk(path: str, fields: dict[str, FieldSpec], depth: int) -> Iterator[tuple[str, str, FieldSpec, int]]:
-    for name, spec in fields.items():
-        yield from _walk_one(f"{path}.{name}", name, spec, depth)
-
-
-def _walk_one(path: str, name: str, spec: FieldSpec, depth: int) -> Iterator[tuple[str, str, FieldSpec, int]]:
-    yield path, name, spec, depth
-    for child, child_spec in (spec.properties or {}).items():
-        yield from _walk_one(f"{path}.properties.{child}", child, child_spec, depth + 1)
-    if spec.items is not None:
-        yield from _walk_one(f"{path}.items", "items", spec.items, depth + 1)
