@@ -17,7 +17,7 @@ from ..tools import ToolResult
 from ..tools.results import sentence_and_json
 from .compiled import CompiledOnce
 from .fast_projection import entity_projection
-from .models import EntitySpec, FieldSpec, Manifest
+from .models import EntitySpec, FieldSpec, Manifest, walk_fields
 
 NO_SCOPES: frozenset[str] = frozenset()
 
@@ -236,18 +236,10 @@ def delivered(
 
 
 def all_fields(manifest: Manifest) -> Iterator[tuple[str, FieldSpec]]:
-    """Every field spec of every entity, nested ones too: (path, spec)."""
+    """Every field spec of every entity, nested ones too, at any depth: (path, spec)."""
     for name, entity in manifest.entities.items():
-        yield from _walk(f"entities.{name}.schema", entity.fields)
-
-
-def _walk(path: str, fields: Mapping[str, FieldSpec]) -> Iterator[tuple[str, FieldSpec]]:
-    for name, spec in fields.items():
-        yield f"{path}.{name}", spec
-        yield from _walk(f"{path}.{name}.properties", spec.properties or {})
-        if spec.items is not None:
-            yield f"{path}.{name}.items", spec.items
-            yield from _walk(f"{path}.{name}.items.properties", spec.items.properties or {})
+        for path, _name, spec, _depth in walk_fields(f"entities.{name}.schema", entity.fields):
+            yield path, spec
 
 
 _REMOVED = object()

@@ -153,3 +153,10 @@ def test_the_models_projection_uses_it(manifest: Manifest) -> None:
         manifest, "find", {"entities": [record(), "not an entity"]}, scopes=frozenset()
     )
     assert projected == {"entities": [project_fields(manifest.entities["record"].fields, record())]}
+
+
+def test_every_scope_a_field_requires_at_any_depth_is_advertised(manifest: Manifest) -> None:
+    from mcp_lambda.composition import field_scopes_of
+
+    # s3 is required only inside an array of arrays (grid's items' items).
+    assert field_scopes_of(manifest) == ("s1", "s2", "s3")
