@@ -126,9 +126,9 @@ def dumps_for_parse(value: Mapping[str, Any]) -> bytes | str:
         TypeError: `value` holds something JSON cannot (as json.dumps raises).
     """
     try:
-        text = orjson.dumps(value)
+        text: bytes | None = orjson.dumps(value)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return _TEXT_ENCODER.encode(dict(value))
-    if b"null" in text:
+        text = None
+    if text is None or b"null" in text:
         return _TEXT_ENCODER.encode(dict(value))
     return text

@@ -33,7 +33,8 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 # What JSON leaves raw that a line reader may split a line on (U+0085 NEL, U+2028, U+2029: Python's
 # `str.splitlines`, JavaScript), with the rest of C1 (terminal controls).
 _LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
-_RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line
+# The LogRecord attributes Powertools keeps off a line's extras (looked up for every key of every line).
+RESERVED_ATTRIBUTES = frozenset(RESERVED_LOG_ATTRS)
 
 
 def dumps(value: Any) -> str:
@@ -100,7 +101,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             if line is None:  # Powertools' own error for a template that is not a string
                 return super().format(record)
         for key, value in attributes.items():
-            if key not in _RESERVED:
+            if key not in RESERVED_ATTRIBUTES:
                 line[key] = value
         return self._finish(line, self._message(record))
 
@@ -126,11 +127,11 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         line = self._head(levelname, stamp)
         if line is None:
             return None
-        if _RESERVED.isdisjoint(fields):  # as always for the framework's lines: one update
+        if RESERVED_ATTRIBUTES.isdisjoint(fields):  # as always for the framework's lines: one update
             line.update(fields)
         else:
             for key, value in fields.items():
-                if key not in _RESERVED:
+                if key not in RESERVED_ATTRIBUTES:
                     line[key] = value
         if self.json_deserializer is loads_message and message[:1] not in _JSON_STARTS:
             return self._finish(line, message)  # words (an event name): what loads_message returns, unasked
@@ -155,7 +156,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             or known_context != context
             or tuple(map(keys.__getitem__, reserved)) != values
         ):
-            reserved = tuple(name for name in names if name in _RESERVED)
+            reserved = tuple(name for name in names if name in RESERVED_ATTRIBUTES)
             fills = _fills(keys, context)
             self._key_fills = _KeyFills(
                 names, reserved, tuple(map(keys.__getitem__, reserved)), dict(context), fills
@@ -176,7 +177,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         line: dict[str, Any] = {}
         for source in (self.log_format, self.thread_safe_get_current_keys()):
             for key, value in source.items():
-                if value and key in _RESERVED:
+                if value and key in RESERVED_ATTRIBUTES:
                     if not isinstance(value, str):
                         return None
                     value = value % {**attributes, "asctime": asctime}
@@ -256,7 +257,7 @@ def _fills(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Fills | None
     for source in (keys, context):
         for key, value in source.items():
             fill = None
-            if value and key in _RESERVED:
+            if value and key in RESERVED_ATTRIBUTES:
                 if value == "%(levelname)s":
                     fill = "level"
                 elif value == "%(asctime)s":

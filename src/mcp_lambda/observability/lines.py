@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools.logging.filters import SuppressFilter
-from aws_lambda_powertools.logging.formatter import RESERVED_LOG_ATTRS
 
-from .formatter import RedactingFormatter
+from .formatter import RESERVED_ATTRIBUTES, RedactingFormatter
 from .loggers import ToolLogger, stdlib_logger
 
 # The levels `log_event` writes directly; "exception" (a stack) always takes the ordinary path.
@@ -28,7 +27,6 @@ _DIRECT_LEVELS = {
     "warning": logging.WARNING,
     "error": logging.ERROR,
 }
-_RESERVED = frozenset(RESERVED_LOG_ATTRS)  # looked up for every key of every line
 
 
 def log_event(logger: ToolLogger, level: str, event: str, fields: Mapping[str, Any]) -> None:
@@ -80,7 +78,7 @@ def _emit(
         raise
     except Exception:  # as emit: the handler reports it (to stderr), the call goes on
         record = logging.LogRecord(name, levelno, "", 0, event, None, None)
-        record.__dict__.update({k: v for k, v in fields.items() if k not in _RESERVED})
+        record.__dict__.update({k: v for k, v in fields.items() if k not in RESERVED_ATTRIBUTES})
         handler.handleError(record)
     finally:
         handler.release()
