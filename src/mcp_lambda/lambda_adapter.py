@@ -2,10 +2,10 @@
 task worker for the internal event a task's asynchronous self-invocation carries (recognised first).
 
 A request to the MCP endpoint itself (`POST`, `GET` or `DELETE` on /mcp in a payload 2.0 event: nearly every
-invocation) is answered by `McpRoute`: Mangum's own HTTP API handler reads the event into the ASGI scope and turns
-the response back into the Lambda result, exactly as Mangum does, and the app's /mcp endpoint answers the request
-in between, without Mangum's ASGI message cycle or FastAPI's middleware stack and router, which decide nothing for
-this route (what that saves: docs/performance.md). What the app's exception handler does for an exception
+invocation) is answered by `McpRoute`: it reads the event as Mangum's HTTP API handler reads it and turns the
+response into the Lambda result as Mangum does, and the app's /mcp endpoint answers the request in between, without
+Mangum's ASGI scope and message cycle or FastAPI's middleware stack and router, which decide nothing for this route
+(what that saves: docs/performance.md). What the app's exception handler does for an exception
 the endpoint lets escape is done here too. Any other event (another path or method, a payload 1.0 event) goes
 through Mangum to the app.
 
@@ -18,13 +18,12 @@ the query or the body) is answered 400 before it gets there, and anything else t
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from mangum import Mangum
-from mangum.handlers import HTTPGateway
+from mangum.handlers.utils import handle_base64_response_body, maybe_encode_body, strip_api_gateway_path
 from mangum.types import LambdaConfig, Scope
 
 from .observability import ToolLogger, log_internal_error
@@ -87,17 +86,14 @@ class _AppOnFirstUse:
         await self.runtime.app(scope, receive, send)
 
 
-class _Gateway(HTTPGateway):
-    """Mangum's HTTP API handler with its ASGI scope built once: `HTTPGateway.scope` is a property that rebuilds it
-    on every read, and the handler reads it again to turn the response into the Lambda result."""
-
-    @functools.cached_property
-    def scope(self) -> Scope:
-        return super().scope
-
-
 class McpRoute:
     """API Gateway HTTP API events for the MCP endpoint, answered by it without the ASGI app around it.
+
+    The event is read as Mangum's HTTP API handler (`mangum.handlers.HTTPGateway`) reads it, and the response
+    turned into the Lambda result as it turns it, with Mangum's own helpers for the path, the body and the text
+    types; the headers are converted here, without the ASGI scope in between (building that scope and reading it
+    back was most of the route's cost: docs/performance.md). `tests/unit/test_lambda_http.py` holds both
+    conversions to Mangum's over generated events and responses.
 
     Args:
         endpoint: The app's /mcp endpoint (`Runtime.endpoint`).
@@ -112,23 +108,9 @@ class McpRoute:
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any] | None:
         """The Lambda result for an event this route serves, or None for one the app must serve."""
-        context_of = event.get("requestContext") if event.get("version") == "2.0" else None
-        http = context_of.get("http") if isinstance(context_of, dict) else None
-        if not isinstance(http, dict) or http.get("method") not in MCP_METHODS:
-            return None  # another method or a payload 1.0 event: the app's
-        gateway = _Gateway(event, context, self.config)
-        scope = gateway.scope
-        if scope["path"] not in MCP_PATHS:
+        request = mcp_request(event, context, self.config)
+        if request is None:
             return None
-        method = scope["method"]
-        request = HttpRequest(
-            method=method,
-            # One value per name, as Starlette's `dict(request.headers.items())` reads the same ASGI pairs.
-            headers={name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]},
-            body=gateway.body if method == "POST" else b"",
-            event=event,
-            context=context,
-        )
 
         async def answer() -> HttpResponse:
             try:
@@ -138,9 +120,82 @@ class McpRoute:
 
         # Mangum's loop, the thread's current one (Mangum sets it up at construction).
         response = asyncio.get_event_loop().run_until_complete(answer())
-        # Mangum's cycle hands its handler the `http.response.start` headers, which are these very pairs.
-        headers = cast("list[list[bytes]]", response.raw_headers)
-        return gateway({"status": response.status, "headers": headers, "body": response.body})
+        return lambda_result(response, self.config)
+
+
+def mcp_request(event: dict[str, Any], context: Any, config: LambdaConfig) -> HttpRequest | None:
+    """The request to the MCP endpoint a payload 2.0 event carries, as the app's endpoint would read it behind
+    Mangum; None for another method or path, or a payload 1.0 event (the app's).
+
+    The event must have passed `unreadable_shape`, `unreadable_host` and `unencodable_text`.
+
+    Args:
+        event: The API Gateway event.
+        context: The Lambda context.
+        config: The Mangum adapter's configuration (its base path).
+
+    Returns:
+        What Mangum's `HTTPGateway.scope` and `body` give, as the endpoint reads them (`McpEndpoint.__call__`):
+        one value per lower-case header name, each as Starlette decodes the UTF-8 bytes Mangum encodes (latin-1),
+        the body only for a POST.
+    """
+    context_of = event.get("requestContext") if event.get("version") == "2.0" else None
+    http = context_of.get("http") if isinstance(context_of, dict) else None
+    if not isinstance(http, dict) or http.get("method") not in MCP_METHODS:
+        return None  # another method or a payload 1.0 event: the app's
+    path = strip_api_gateway_path(http["path"], api_gateway_base_path=config["api_gateway_base_path"])
+    if path not in MCP_PATHS:
+        return None
+    method: str = http["method"]
+    headers = _lowered(event.get("headers") or {})
+    cookies = event.get("cookies")
+    if cookies:
+        headers = {**headers, "cookie": "; ".join(cookies)}
+    if "".join(headers).isascii() and "".join(headers.values()).isascii():
+        headers = dict(headers)  # the usual case: nothing to re-decode, and never the event's own dict
+    else:
+        headers = {_as_asgi(name): _as_asgi(value) for name, value in headers.items()}
+    body = b""
+    if method == "POST":
+        body = maybe_encode_body(event.get("body", b""), is_base64=event.get("isBase64Encoded", False))
+    return HttpRequest(method=method, headers=headers, body=body, event=event, context=context)
+
+
+def _as_asgi(text: str) -> str:
+    """`text` as it reads after Mangum's ASGI scope (UTF-8 bytes) and Starlette's reading of them (latin-1)."""
+    return text.encode().decode("latin-1")
+
+
+def lambda_result(response: HttpResponse, config: LambdaConfig) -> dict[str, Any]:
+    """The Lambda result of a payload 2.0 event for `response`, as Mangum's `HTTPGateway` makes it: repeated
+    headers joined with commas, Set-Cookie as `cookies`, JSON unless a Content-Type says otherwise, a text body as
+    text and any other base64-encoded.
+
+    Args:
+        response: The endpoint's response.
+        config: The Mangum adapter's configuration (its text types).
+
+    Returns:
+        The Lambda result.
+    """
+    headers: dict[str, str] = {}
+    cookies: list[str] = []
+    for raw_name, raw_value in response.raw_headers:
+        name, value = raw_name.decode().lower(), raw_value.decode()
+        if name == "set-cookie":
+            cookies.append(value)
+        elif name in headers:
+            headers[name] = f"{headers[name]},{value}"
+        else:
+            headers[name] = value
+    if "content-type" not in headers:
+        headers["content-type"] = "application/json"
+    body, is_base64 = handle_base64_response_body(response.body, headers, config["text_mime_types"])
+    result: dict[str, Any] = {"statusCode": response.status, "body": body, "headers": headers}
+    if cookies:
+        result["cookies"] = cookies
+    result["isBase64Encoded"] = is_base64
+    return result
 
 
 def task_job(event: Any) -> tuple[str, int] | None:
