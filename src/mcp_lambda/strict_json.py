@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -38,17 +39,29 @@ def json_problem(value: Any, name: str = "result") -> str | None:
 
 
 def _round_trips(value: Any) -> bool:
-    """The fast yes (cheaper than json's strict encode: docs/performance.md): orjson writes it and reads back an
-    equal value.
+    """The fast yes (cheaper than json's strict encode: docs/performance.md): what orjson writes holds no `null`
+    and the value is made of Python's core types only; else orjson reads back an equal value.
 
-    Whatever json would refuse does not come back equal: NaN and Infinity come back as null, a UUID or an Enum
-    as a string or its value; a tuple comes back a list, and a key that is not a string, an integer beyond 64
-    bits or a type orjson is told to refuse raise: json's own strict encode then decides, as before.
+    orjson writes NaN and Infinity as null, and a UUID, an Enum or a Fragment as JSON, where json refuses them.
+    Without a null there is no NaN or Infinity; and `marshal` writes only the core types (exactly: no subclass,
+    no Enum, no UUID) and refuses anything else, in one pass in C where a Python walk would cost more than the
+    round trip. With a null, or a type marshal refuses, orjson's reading must come back equal: NaN and Infinity
+    come back as null, a UUID or an Enum as a string or its value. What orjson itself refuses (a key that is not a
+    string, an integer beyond 64 bits, a set, bytes, a type it is told to refuse) raises: json's own strict encode
+    then decides, as before.
     """
     try:
-        return bool(orjson.loads(orjson.dumps(value, option=_ORJSON_PLAIN)) == value)
+        text = orjson.dumps(value, option=_ORJSON_PLAIN)
     except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
         return False
+    if b"null" not in text:
+        try:
+            marshal.dumps(value)
+        except (ValueError, RecursionError):  # "unmarshallable object": a type json may refuse
+            pass
+        else:
+            return True
+    return bool(orjson.loads(text) == value)
 
 
 def _locate(value: Any, path: str, depth: int) -> str | None:
