@@ -4,6 +4,7 @@ client that declared nothing sees exactly what it saw before."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -183,6 +184,16 @@ def test_reading_an_unknown_view_is_a_precise_error(client: McpTestClient) -> No
         ({"extensions": {UI_EXTENSION: {"mimeTypes": ["text/html"]}}}, False),
         ({"extensions": {UI_EXTENSION: {"mimeTypes": "text/html;profile=mcp-app"}}}, False),
         ({"extensions": []}, False),
+        ({"extensions": None}, False),
+        # A Mapping that is not a dict (a read-only view) counts as the object it reads as.
+        (
+            {
+                "extensions": MappingProxyType(
+                    {UI_EXTENSION: MappingProxyType({"mimeTypes": [VIEW_MIME_TYPE]})}
+                )
+            },
+            True,
+        ),
     ],
 )
 def test_the_extension_counts_only_with_the_view_mime_type(

@@ -6,6 +6,7 @@ scenario against a real authorization server (AUTH_MODE=jwt) is in tests/integra
 from __future__ import annotations
 
 import uuid
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -104,3 +105,14 @@ def test_principal_binding_is_read_from_the_environment() -> None:
     assert Settings.from_env({"PRINCIPAL_BINDING": "user_and_client"}).principal_binding == "user_and_client"
     with pytest.raises(SettingsError, match="PRINCIPAL_BINDING"):
         Settings.from_env({"PRINCIPAL_BINDING": "client"})
+
+
+def test_an_authorizer_context_read_as_any_mapping_or_missing() -> None:
+    """A hand-made event's parts may be any Mapping (a read-only view) or null: read as objects, never a 500."""
+    claims = MappingProxyType({"sub": "alice", "iss": ISSUER})
+    jwt = MappingProxyType({"jwt": MappingProxyType({"claims": claims})})
+    caller = authorizer_caller({"requestContext": MappingProxyType({"authorizer": jwt})})
+    assert caller is not None and caller.subject == "alice"
+    assert authorizer_caller({"requestContext": {"authorizer": None}}) is None
+    assert authorizer_caller({"requestContext": None}) is None
+    assert authorizer_caller({"requestContext": {"authorizer": {"jwt": ["not", "an", "object"]}}}) is None

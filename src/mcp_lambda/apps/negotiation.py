@@ -22,8 +22,13 @@ def declares_ui(capabilities: Mapping[str, Any]) -> bool:
     Returns:
         True when tools/list may point at views and app-only tools may be listed and called.
     """
-    # dict first: what a parsed request holds, without the ABC check a Mapping costs (read on every request).
+    # None and dict first: what a parsed request holds, without the ABC check a Mapping costs (read on every
+    # request).
     extensions = capabilities.get("extensions")
+    if extensions is None:
+        return False
     settings = extensions.get(UI_EXTENSION) if isinstance(extensions, (dict, Mapping)) else None
-    mime_types = settings.get("mimeTypes") if isinstance(settings, (dict, Mapping)) else None
+    mime_types = (
+        settings.get("mimeTypes") if settings is not None and isinstance(settings, (dict, Mapping)) else None
+    )
     return isinstance(mime_types, list) and VIEW_MIME_TYPE in mime_types

@@ -80,7 +80,9 @@ def authorizer_caller(event: Mapping[str, Any], exposed_claims: Sequence[str] = 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     # The event is API Gateway's, but a malformed one must still get an answer, not a 500.
-    return value if isinstance(value, (dict, Mapping)) else {}  # dict first: no ABC check for the usual case
+    if value is None or type(value) is dict:  # the usual cases, without the Mapping ABC's check
+        return value or {}
+    return value if isinstance(value, Mapping) else {}
 
 
 def require_jwt_support() -> None:

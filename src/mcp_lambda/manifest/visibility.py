@@ -208,7 +208,7 @@ def delivered(
         The `structuredContent` for this client (the same object when nothing is removed).
     """
     entry = manifest.tools.get(tool)
-    if entry is None or entry.output.kind != "entities" or not isinstance(structured, Mapping):
+    if entry is None or entry.output.kind != "entities" or not isinstance(structured, (dict, Mapping)):
         return structured
     items = structured.get("entities")
     if not isinstance(items, list):
