@@ -1,7 +1,7 @@
 # Benchmarks (bench/; docs/performance.md): `make bench` (the Makefile) runs the in-process latency bench, and
 # each target below adds its rows. `make bench-smoke` runs every one of them once at a tiny size (CI runs it, so
 # a bench cannot break unseen); its figures mean nothing.
-.PHONY: bench-manifest bench-protection bench-quotas bench-peers bench-hotspots bench-smoke
+.PHONY: bench-manifest bench-protection bench-quotas bench-peers bench-hotspots bench-instructions bench-smoke
 
 # The peers (the official MCP Python SDK, awslabs' mcp-lambda-handler) live in a venv of their own, built from
 # PyPI by the bench targets: never in .venv, never in the package.
@@ -38,6 +38,11 @@ bench-peers: venv $(BENCH_VENV)/.installed ## us beside the official SDK (sync, 
 
 bench: bench-peers
 
+bench-instructions: venv ## instructions per warm request under callgrind, ours beside the floor: the same count on any machine (CASES=call,products: some; A/B a change with it)
+	$(PY) bench/instructions.py $(if $(CASES),--cases $(CASES))
+
+bench: bench-instructions
+
 bench-hotspots: venv ## where a warm tools/call's time goes: cProfile's top frames beside the floor's ratio (METHOD=tools/list, ERA=legacy)
 	$(PY) bench/hotspots.py --method $(or $(METHOD),tools/call) --era $(or $(ERA),modern)
 
@@ -48,3 +53,4 @@ bench-smoke: services-install venv $(BENCH_VENV)/.installed ## every bench once 
 	$(PY) bench/quotas.py --calls 50 --dynamodb-calls 5
 	$(PY) bench/hotspots.py --calls 20 --top 3
 	$(PY) bench/peers.py --peers-python $(BENCH_VENV)/bin/python --calls 20 --cold-runs 1
+	$(PY) bench/instructions.py --dry-run --calls 1 --cases floor
