@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 import urllib.parse
@@ -184,6 +185,16 @@ class FakeService:
         return 200, {"code": 0, "query": request.query}
 
 
+class _QuietOnHangUp(ThreadingHTTPServer):
+    """A client that hangs up before its answer is written (a caller's timeout, the very case a slow fake is
+    for) is no error of the fake's: nothing is printed. Any other exception is reported as the server reports it."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError, ...
+            return
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def fake_service() -> Iterator[FakeService]:
     """Run a `FakeService` on a free 127.0.0.1 port for the duration of the block.
@@ -221,7 +232,7 @@ def fake_service() -> Iterator[FakeService]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = _QuietOnHangUp(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     service.port = int(server.server_address[1])
