@@ -2,7 +2,8 @@
 
 Timing on a shared VM moves by tens of percent between processes; the instructions a request executes do not:
 under valgrind's callgrind the same code, events and hash seed give the same count on any machine, whatever else
-it runs. So this is the bench to compare two versions of the code with (run it on each, read the counts), and the
+it runs, within ~0.1 % (what still varies is each request's own random ids and clock, never the machine's load;
+the smoke run's 1 and 3 requests vary more). So this is the bench to compare two versions of the code with (run it on each, read the counts), and the
 ratio to the floor it prints is the warm path's cost without the machine's noise (time per instruction still
 differs between the two, docs/performance.md).
 
