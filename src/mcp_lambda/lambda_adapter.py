@@ -253,7 +253,8 @@ def unreadable_host(event: dict[str, Any]) -> str | None:
 
 
 def unencodable_text(event: dict[str, Any]) -> str | None:
-    """Which part of the request Mangum could not encode as UTF-8 (a lone surrogate), or None.
+    """Which part of the request Mangum could not encode as UTF-8 (a lone surrogate, or a header that is not text),
+    or None.
 
     Only a hand-made event can hold one (API Gateway delivers UTF-8), but Mangum would fail the invocation on it.
     """
@@ -261,6 +262,9 @@ def unencodable_text(event: dict[str, Any]) -> str | None:
     if _all_encode(event, headers):
         return None
     for name, value in headers.items() if isinstance(headers, dict) else ():
+        if not (isinstance(name, str) and isinstance(value, str)):  # Mangum encodes each: a number would fail
+            label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
+            return f"header '{label}' is not text (API Gateway sends every header name and value as a string)"
         if not (_encodes(name) and _encodes(value)):
             label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
             return f"header '{label}' is not valid UTF-8 text"

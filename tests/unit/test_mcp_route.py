@@ -227,6 +227,7 @@ def _env() -> dict[str, str]:
         ({"body": {"jsonrpc": "2.0"}}, "body"),
         ({"cookies": "a=1"}, "cookies"),
         ({"cookies": [1]}, "cookies"),
+        ({"headers": {"x-odd": 7}}, "header 'x-odd' is not text"),
     ],
 )
 def test_a_hand_made_event_of_the_wrong_shape_is_a_400_naming_the_part(
