@@ -262,11 +262,10 @@ def unencodable_text(event: dict[str, Any]) -> str | None:
     if _all_encode(event, headers):
         return None
     for name, value in headers.items() if isinstance(headers, dict) else ():
+        label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
         if not (isinstance(name, str) and isinstance(value, str)):  # Mangum encodes each: a number would fail
-            label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
             return f"header '{label}' is not text (API Gateway sends every header name and value as a string)"
         if not (_encodes(name) and _encodes(value)):
-            label = ascii(name)[1:-1][:64] if isinstance(name, str) else "?"
             return f"header '{label}' is not valid UTF-8 text"
     for part in ("rawPath", "rawQueryString"):
         if not _encodes(event.get(part, "")):
