@@ -98,29 +98,33 @@ def per_request(case: str, calls: int, workdir: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100, help="measured requests of the shorter run")
-    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
-    parser.add_argument("--dry-run", action="store_true", help="serve every case once without valgrind (CI)")
+    parser.add_argument("--cases", help="comma-separated, of: " + ", ".join(CASES) + " (default: all)")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="serve every case once without valgrind, then measure --cases only",
+    )
     parser.add_argument("--serve", choices=CASES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.calls)
         return
+    asked = args.cases.split(",") if args.cases else list(CASES)
+    unknown = sorted(set(asked) - set(CASES))
+    if unknown:
+        parser.error(f"unknown case(s) {', '.join(unknown)}: choose from {', '.join(CASES)}")
     if args.dry_run:  # make bench-smoke: every case's process runs, in a fraction of callgrind's time
         for case in CASES:
             command = [sys.executable, __file__, "--serve", case, "--calls", str(args.calls)]
             subprocess.run(command, check=True)
         print(f"bench-instructions: every case served {args.calls} requests (dry run, nothing measured)")
-        if args.cases == ",".join(CASES):
+        if not args.cases:
             return
     if shutil.which("valgrind") is None:
         print(
             "bench-instructions: valgrind is not on PATH (Debian: apt-get install valgrind); nothing measured"
         )
         return
-    asked = args.cases.split(",")
-    unknown = sorted(set(asked) - set(CASES))
-    if unknown:
-        parser.error(f"unknown case(s) {', '.join(unknown)}: choose from {', '.join(CASES)}")
     cases = [case for case in CASES if case in asked]
     print(f"Instructions per warm request under callgrind (Python {sys.version.split()[0]}; the counts of")
     print(f"{3 * args.calls} and {args.calls} requests after {WARM_UP} to warm up, differenced):")
