@@ -18,6 +18,7 @@ import pytest
 from aws_lambda_powertools import Logger
 
 from mcp_lambda.observability import get_logger, log_event, register_secret_value
+from mcp_lambda.observability.loggers import stdlib_logger
 
 FIELDS: dict[str, Any] = {
     "request_id": "req-1",
@@ -224,8 +225,17 @@ def test_the_encoded_keys_follow_append_keys_line_by_line(
 
 @pytest.fixture
 def alone(service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch) -> tuple[Logger, io.StringIO]:
-    """The service logger with no root handler to see its lines (as in Lambda)."""
-    _no_root_handlers(monkeypatch)
+    """The service logger with no ancestor handler to see its lines (as in Lambda): its lines stop at its own
+    logger. pytest adds its capture handlers to the root logger after the fixtures, so emptying the root's
+    handlers here (`_no_root_handlers`) would not last into the test, which would then compare the ordinary
+    line with itself."""
+    logger, stream = service
+    monkeypatch.setattr(stdlib_logger(logger), "propagate", False)
+    made = Counted(monkeypatch)
+    log_event(logger, "info", "probe", {})
+    assert made.made == 0, "the direct path is not taken"
+    stream.seek(0)
+    stream.truncate()
     return service
 
 
@@ -286,6 +296,41 @@ def test_the_direct_line_follows_keys_appended_and_removed_between_lines(
         stream.seek(0)
         stream.truncate()
     assert json.loads(direct)["level"] == "fixed" and "zone" not in json.loads(direct)
+
+
+def test_keys_left_unset_or_unset_later_are_dropped_and_a_field_setting_one_keeps_its_place(
+    service: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The formatter's None keys (`sampling_rate`, `location`, `xray_trace_id`) are dropped from the line before
+    the fields join it: a field of the same name must still take the key's place, and a key set to None between
+    lines must still be dropped."""
+    logger, stream = service
+    _no_root_handlers(monkeypatch)
+    counted = Counted(monkeypatch)
+    lines: list[tuple[str, str]] = []
+    for change in (
+        lambda: None,  # as get_logger made it
+        lambda: FIELDS.__setitem__("sampling_rate", 0.5),  # a field sets a key the formatter holds as None
+        lambda: None,  # that field gone again
+        lambda: logger.append_keys(correlation_id="c-1"),
+        lambda: logger.append_keys(correlation_id=None),  # set, then None: no longer on the line
+        lambda: logger.append_keys(sampling_rate=0.25),  # None, then set: on the line, in its place
+    ):
+        try:
+            change()
+            lines.append(_two_lines(logger, stream))
+        finally:
+            FIELDS.pop("sampling_rate", None)
+        stream.seek(0)
+        stream.truncate()
+    assert counted.made == len(lines)  # each direct line was written directly
+    for direct, ordinary in lines:
+        assert direct == ordinary
+    keys = [list(json.loads(direct)) for direct, _ in lines]
+    assert "sampling_rate" not in keys[0] and "location" not in keys[0]
+    assert keys[1].index("sampling_rate") < keys[1].index("request_id")  # the formatter's place, not the end
+    assert "correlation_id" in keys[3] and "correlation_id" not in keys[4]
+    assert keys[5].index("sampling_rate") < keys[5].index("request_id")
 
 
 def test_a_level_renamed_with_add_level_name_is_named_alike(alone: tuple[Logger, io.StringIO]) -> None:

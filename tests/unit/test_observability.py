@@ -490,6 +490,34 @@ def test_a_line_is_what_powertools_formats_for_the_same_options(
     assert list(json.loads(ours.format(record))) == list(json.loads(theirs.format(record)))
 
 
+def test_values_json_has_no_spelling_for_are_written_as_powertools_json_dumps_writes_them() -> None:
+    """Keys that are not strings, datetimes, dataclasses, integers beyond 64 bits, a lone surrogate: Powertools'
+    serializer is `json.dumps(default=str)`; ours (orjson first) writes the same JSON for each."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    options: dict[str, Any] = {"datefmt": "%Y-%m-%dT%H:%M:%S.%FZ", "utc": True, "location": None}
+    ours, theirs = RedactingFormatter(**options), LambdaPowertoolsFormatter(**options, xray_trace_id=None)
+    extras: list[dict[str, Any]] = [
+        {"counts": {1: "one", 2.5: "half", False: "no", None: "none"}},
+        {"nested": {"ok": [{3: "three"}]}},
+        {"at": datetime(2026, 7, 28, 18, 20, 1, 234000, tzinfo=UTC), "point": Point(1)},
+        {"big": 2**70},
+        {"odd": "\ud800"},
+    ]
+    for extra in extras:
+        record = _record(event="e", **extra)
+        line, powertools_line = ours.format(record), theirs.format(record)
+        assert json.loads(line) == json.loads(powertools_line), extra
+        assert line.encode("utf-8")  # one writable line, whatever the value
+
+
 def test_thread_safe_keys_templates_and_none_extras_are_formatted_as_powertools_does() -> None:
     from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 

@@ -215,8 +215,8 @@ class ToolExecutor:
             return leak.refuse(call)
         caller = call.ctx.caller
         scopes = caller.scopes if self.grants_scopes and caller is not None else frozenset()
-        if self.result_view is not None:
-            value = self.result_view(call.spec.name, value, scopes)
+        if self.result_view is not None:  # a rewritten result gets its execution id in the same copy
+            value = self.result_view(call.spec.name, value, scopes, call.stamp(value))
         if self.result_check is not None:
             violations = self.result_check(call.spec.name, value, scopes)
             if violations:
@@ -288,22 +288,23 @@ class _Call:
     ) -> None:
         self.outcome = outcome
         event = "mcp_tool_call_finished" if outcome in FINISHED_OUTCOMES else "mcp_tool_call_failed"
-        extra = {
-            **self.base,
-            "event": event,
-            "outcome": outcome,
-            "code": code,
-            "error_type": error_type,
-            "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
-            **fields,
-        }
+        extra = {**self.base, "event": event, "outcome": outcome, "code": code}
+        if error_type is not None:  # a line leaves a None out anyway
+            extra["error_type"] = error_type
+        extra["duration_ms"] = round((time.perf_counter() - self.started) * 1000, 3)
+        extra.update(fields)
         log_event(self.log, level, event, extra)
+
+    def stamp(self, result: ToolResult) -> dict[str, Any] | None:
+        """The `_meta` entries `stamped` adds to `result`: None when it has an execution id (a replay's)."""
+        if result.meta and META_EXECUTION_ID in result.meta:
+            return None
+        return {META_EXECUTION_ID: self.execution_id}
 
     def stamped(self, result: ToolResult) -> ToolResult:
         """The result with this call's execution id in its `_meta` (a replay keeps the stored one)."""
-        if result.meta and META_EXECUTION_ID in result.meta:
-            return result
-        return result.with_meta(**{META_EXECUTION_ID: self.execution_id})
+        stamp = self.stamp(result)
+        return result if stamp is None else result.with_meta(**stamp)
 
     def failed(self, rule: ErrorRule, exc: BaseException | None, error_type: str | None = None) -> ToolResult:
         fields: dict[str, Any] = {}

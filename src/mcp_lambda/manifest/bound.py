@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,9 @@ from .visibility import NO_SCOPES, delivered, with_model_text
 # the result is valid).
 ResultCheck = Callable[[str, ToolResult, Collection[str]], list[str]]
 # What the executor calls first: the result with the text the model reads settled (an `entities` result's sentence
-# and its model-visible projection, for a caller granted these scopes).
-ResultView = Callable[[str, ToolResult, Collection[str]], ToolResult]
+# and its model-visible projection, for a caller granted these scopes), and, when it is rewritten, these `_meta`
+# entries added in the same copy (the call's execution id).
+ResultView = Callable[[str, ToolResult, Collection[str], Mapping[str, Any] | None], ToolResult]
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,16 @@ class BoundManifest:
         return check(result, scopes)
 
     def model_text(
-        self, tool_name: str, result: ToolResult, scopes: Collection[str] = NO_SCOPES
+        self,
+        tool_name: str,
+        result: ToolResult,
+        scopes: Collection[str] = NO_SCOPES,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """The result with the text the model reads: an `entities` result's sentence and its model-visible
-        projection for a caller granted `scopes` (`visibility.with_model_text`); any other result as it is."""
-        return with_model_text(self.manifest, tool_name, result, scopes)
+        projection for a caller granted `scopes`, with `meta` added to its `_meta` (`visibility.with_model_text`);
+        any other result as it is."""
+        return with_model_text(self.manifest, tool_name, result, scopes, meta)
 
     def delivered(self, tool_name: str, structured: Any, scopes: Collection[str], renders_cards: bool) -> Any:
         """The `structuredContent` one client receives (`visibility.delivered`)."""

@@ -158,7 +158,11 @@ def model_projection(
 
 
 def with_model_text(
-    manifest: Manifest, tool: str, result: ToolResult, scopes: Collection[str] = NO_SCOPES
+    manifest: Manifest,
+    tool: str,
+    result: ToolResult,
+    scopes: Collection[str] = NO_SCOPES,
+    meta: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """The result with the text the model reads: the business's sentence, then the projection as compact JSON.
 
@@ -170,6 +174,8 @@ def with_model_text(
         tool: The tool that answered.
         result: Its result.
         scopes: The scopes the caller was granted.
+        meta: `_meta` entries a rewritten result also gets, in the same copy (`ToolResult.with_text`); a result
+            returned as it is does not get them.
 
     Returns:
         The result as it leaves the server.
@@ -181,7 +187,7 @@ def with_model_text(
     text = sentence_and_json(result.sentence, projection)
     if projection is not structured:  # an entities result: remembered for its delivery and its leak check
         _LAST.set(Projected(structured, scopes, projection["entities"], text, result.sentence))
-    return result.with_text(text)
+    return result.with_text(text, meta)
 
 
 # The top-level keys of an entities result a model reads besides the entities (the seed's "found nothing").

@@ -27,7 +27,10 @@ from .redaction import redact
 
 # RFC 3339 in UTC, milliseconds (Powertools' %F): 2026-07-28T18:20:01.234Z, shorter than its default.
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%FZ"
-_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+# Datetimes and dataclasses through `default=str`, as json.dumps writes them. Keys that are not strings need
+# OPT_NON_STR_KEYS, which slows every dict (a third of a line's encoding): asked for only when a line has one.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_ORJSON_NON_STR_KEYS = _ORJSON_OPTIONS | orjson.OPT_NON_STR_KEYS
 # How a JSON value (or NaN/Infinity, which json.loads takes) can start, leading whitespace included.
 _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 # What JSON leaves raw that a line reader may split a line on (U+0085 NEL, U+2028, U+2029: Python's
@@ -35,6 +38,8 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI \t\n\r')
 _LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
 # The LogRecord attributes Powertools keeps off a line's extras (looked up for every key of every line).
 RESERVED_ATTRIBUTES = frozenset(RESERVED_LOG_ATTRS)
+_NONE_TYPE = type(None)
+_SET = object()  # a key's stand-in value when it is not on the line
 
 
 def dumps(value: Any) -> str:
@@ -43,7 +48,11 @@ def dumps(value: Any) -> str:
     surrogate, an integer beyond 64 bits)."""
     try:
         return orjson.dumps(value, default=str, option=_ORJSON_OPTIONS).decode()
-    except TypeError:  # orjson.JSONEncodeError is a TypeError
+    except TypeError:  # orjson.JSONEncodeError: a key that is not a string, or what orjson refuses
+        pass
+    try:
+        return orjson.dumps(value, default=str, option=_ORJSON_NON_STR_KEYS).decode()
+    except TypeError:
         return json.dumps(value, default=str, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -128,6 +137,11 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         if line is None:
             return None
         if RESERVED_ATTRIBUTES.isdisjoint(fields):  # as always for the framework's lines: one update
+            unset = self._key_fills.unset
+            if unset.isdisjoint(fields):  # else a field takes an unset key's place: `_finish` drops the Nones
+                for key in unset:  # dropped now, as `_finish` would drop them (the rest keep their order)
+                    if line.get(key, _SET) is None:
+                        del line[key]
             line.update(fields)
         else:
             for key, value in fields.items():
@@ -148,9 +162,7 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         """
         keys, context = self.log_format, self.thread_safe_get_current_keys()
         names = tuple(keys)
-        known_names, reserved, values, known_context, fills = (
-            self._key_fills
-        )  # unpacked: cheaper than its attributes
+        known_names, reserved, values, known_context, fills, _ = self._key_fills  # unpacked: cheaper
         if (
             known_names != names
             or known_context != context
@@ -158,8 +170,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         ):
             reserved = tuple(name for name in names if name in RESERVED_ATTRIBUTES)
             fills = _fills(keys, context)
+            unset = frozenset(k for k, v in {**keys, **context}.items() if v is None and k != "message")
             self._key_fills = _KeyFills(
-                names, reserved, tuple(map(keys.__getitem__, reserved)), dict(context), fills
+                names, reserved, tuple(map(keys.__getitem__, reserved)), dict(context), fills, unset
             )
         if fills is None:
             return None
@@ -192,7 +205,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         line.pop("xray_trace_id", None)
         if self.serialize_stacktrace:
             line.pop("stack_trace", None)
-        return self.serialize({key: value for key, value in line.items() if value is not None})
+        if _NONE_TYPE in map(type, line.values()):  # by type: a value's own `==` is never asked
+            line = {key: value for key, value in line.items() if value is not None}
+        return self.serialize(line)
 
     def _message(self, record: logging.LogRecord) -> Any:
         """The message as Powertools extracts it: a dict as it is, %-arguments applied, else JSON-decoded if it
@@ -239,14 +254,16 @@ _Fills = tuple[tuple[str, ...], tuple[str, ...]]
 
 
 class _KeyFills(NamedTuple):
-    """`_fills` of the formatter's keys, with what they were made for: the key names, the reserved keys among them
-    and their values, the context keys."""
+    """`_fills` of the formatter's keys, with what they were made for (the key names, the reserved keys among them
+    and their values, the context keys), and the keys whose value was None."""
 
     names: tuple[str, ...]
     reserved: tuple[str, ...]
     values: tuple[Any, ...]
     context: dict[str, Any]
     fills: _Fills | None
+    # The keys that were None then, but the message's (its place is kept): the keys a line most likely drops.
+    unset: frozenset[str] = frozenset()
 
 
 def _fills(keys: Mapping[str, Any], context: Mapping[str, Any]) -> _Fills | None:

@@ -157,11 +157,12 @@ class ToolResult(BaseModel):
         """
         return self.model_copy(update={"meta": {**(self.meta or {}), **entries}})
 
-    def with_text(self, value: str) -> ToolResult:
+    def with_text(self, value: str, meta: Mapping[str, Any] | None = None) -> ToolResult:
         """The same result with its first text block's text replaced (the text the model reads).
 
         Args:
             value: The new text.
+            meta: `_meta` entries to add in the same copy, as `with_meta` adds them (the framework's).
 
         Returns:
             A copy whose projection is settled (`append_projection` false).
@@ -172,7 +173,10 @@ class ToolResult(BaseModel):
             content.insert(0, text(value))
         else:
             content[index] = {**content[index], "text": value}
-        return self.model_copy(update={"content": content, "append_projection": False})
+        update: dict[str, Any] = {"content": content, "append_projection": False}
+        if meta:
+            update["meta"] = {**(self.meta or {}), **meta}
+        return self.model_copy(update=update)
 
 
 def text(value: str) -> dict[str, Any]:
@@ -421,8 +425,9 @@ def sentence_and_json(sentence: str | None, value: Any) -> str:
         The text block's text.
     """
     try:  # on every entities result: orjson is several times faster, with the same compact text
-        encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except (TypeError, orjson.JSONEncodeError):  # not JSON: the executor's strict-JSON check says where
+        encoded = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # not JSON (a key that is not a string included): the
+        # executor's strict-JSON check refuses the result and says where; json's text stands in until then
         encoded = _json_text(value)
     return encoded if sentence is None else f"{sentence}\n{encoded}"
 
