@@ -122,3 +122,25 @@ def test_a_cancellation_of_another_request_id_changes_nothing(containers: TwoCon
     containers.thread.join(30)
 
     assert answer["structuredContent"]["cancelled"] is False
+
+
+@pytest.mark.parametrize(
+    ("request_id", "key"),
+    [
+        (7, "7"),
+        ("7", '"7"'),  # 1 and "1" name different requests
+        ("été\n\"q\"\u2028\ud800", '"été\\n\\"q\\"\u2028\ud800"'),  # as json.dumps(ensure_ascii=False) writes it
+        (True, None),
+        (1.5, None),
+        (None, None),
+        ("x" * 300, None),  # longer than any id a client cancels sensibly
+    ],
+)
+def test_a_request_id_is_keyed_by_its_json_text(request_id: Any, key: str | None) -> None:
+    import json
+
+    from mcp_lambda.protocol.cancellation import request_key
+
+    assert request_key(request_id) == key
+    if key is not None:
+        assert key == json.dumps(request_id, ensure_ascii=False)  # the key sessions already hold stays the same

@@ -17,13 +17,16 @@ from ..deadlines import CANCEL_CHECK_SECONDS
 from ..stores.sessions import SessionStore, SessionStoreUnavailable
 
 MAX_REQUEST_KEY = 200  # a longer request id is never one a client cancels sensibly: ignored
+# json.dumps(value, ensure_ascii=False), its encoder made once: json.dumps makes one per call given an option,
+# and every request of a session asks (its cancellation probe is made with the call).
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def request_key(request_id: Any) -> str | None:
     """The JSON text of a request id (so 1 and "1" differ), or None when it cannot name a request."""
     if isinstance(request_id, bool) or not isinstance(request_id, str | int):
         return None
-    key = json.dumps(request_id, ensure_ascii=False)
+    key = _JSON_TEXT(request_id)
     return key if len(key) <= MAX_REQUEST_KEY else None
 
 
