@@ -129,7 +129,10 @@ def test_a_cancellation_of_another_request_id_changes_nothing(containers: TwoCon
     [
         (7, "7"),
         ("7", '"7"'),  # 1 and "1" name different requests
-        ("été\n\"q\"\u2028\ud800", '"été\\n\\"q\\"\u2028\ud800"'),  # as json.dumps(ensure_ascii=False) writes it
+        (
+            'été\n"q"\u2028\ud800',
+            '"été\\n\\"q\\"\u2028\ud800"',
+        ),  # as json.dumps(ensure_ascii=False) writes it
         (True, None),
         (1.5, None),
         (None, None),
@@ -143,4 +146,6 @@ def test_a_request_id_is_keyed_by_its_json_text(request_id: Any, key: str | None
 
     assert request_key(request_id) == key
     if key is not None:
-        assert key == json.dumps(request_id, ensure_ascii=False)  # the key sessions already hold stays the same
+        assert key == json.dumps(
+            request_id, ensure_ascii=False
+        )  # the key sessions already hold stays the same
