@@ -253,6 +253,20 @@ def test_the_direct_lines_timestamp_is_the_formatters_for_its_instant(
     assert before - 0.001 <= written <= after
 
 
+def test_the_last_millisecond_of_a_second_stays_in_that_second(alone: tuple[Logger, io.StringIO]) -> None:
+    """A line made at 12:00:08.9999999 reads 08.999, as the stdlib's record of that instant reads (the seconds
+    and the milliseconds both from the same integer nanoseconds, not a float that rounds up to 09)."""
+    logger, _ = alone
+    formatter = logger.registered_formatter
+    instant = 1_796_620_788 * 1_000_000_000 + 999_999_999
+    for created_ns in (instant, instant + 1, instant - 999_999_999):  # the second's end, the next, its start
+        line = formatter.format_event("INFO", "e", {}, created_ns)  # type: ignore[attr-defined]
+        record = logging.LogRecord("x", logging.INFO, __file__, 1, "e", None, None)
+        record.created, record.msecs = created_ns / 1e9, (created_ns // 1_000_000) % 1000
+        expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created_ns // 1_000_000_000))
+        assert json.loads(line)["timestamp"] == f"{expected}.{record.msecs:03d}Z"
+
+
 def test_powertools_own_timestamp_formats_get_the_ordinary_call(
     alone: tuple[Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,7 +88,9 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         kwargs.setdefault("location", None)
         kwargs.setdefault("xray_trace_id", None)  # the REPORT line has it
         super().__init__(**kwargs)
-        self._seconds: tuple[tuple[int, str], str] = ((-1, ""), "")  # one tuple: threads swap it whole
+        # The second last formatted, its format, and its text split where the milliseconds go (one tuple: threads
+        # swap it whole).
+        self._seconds: tuple[int, str, tuple[str, ...]] = (-1, "", ("",))
         # Which keys take the level name and the timestamp, for the keys it was made for (one tuple too).
         self._key_fills = _KeyFills((), (), (), {}, None)
 
@@ -132,7 +134,8 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
             or not self.datefmt
         ):
             return None
-        stamp = self._stamp(created_ns / 1e9, (created_ns % 1_000_000_000) // 1_000_000, self.datefmt or "")
+        seconds, nanoseconds = divmod(created_ns, 1_000_000_000)
+        stamp = self._stamp(seconds, nanoseconds // 1_000_000, self.datefmt)
         line = self._head(levelname, stamp)
         if line is None:
             return None
@@ -240,13 +243,15 @@ class RedactingFormatter(LambdaPowertoolsFormatter):
         return self._stamp(record.created, int(record.msecs), datefmt)
 
     def _stamp(self, created: float, msecs: int, datefmt: str) -> str:
-        key = (int(created), datefmt)
-        cached, text = self._seconds
-        if cached != key:
+        """`datefmt` at `created` (seconds since the epoch) with `msecs` where Powertools' `%F` is: the text around
+        the milliseconds is made once per second."""
+        second = int(created)
+        known_second, known_format, parts = self._seconds
+        if known_second != second or known_format != datefmt:
             marker = datefmt.replace(self.custom_ms_time_directive, "\ue000")
-            text = time.strftime(marker, self.converter(created))
-            self._seconds = (key, text)
-        return text.replace("\ue000", "%03d" % msecs)  # noqa: UP031 (Powertools' own)
+            parts = tuple(time.strftime(marker, self.converter(created)).split("\ue000"))
+            self._seconds = (second, datefmt, parts)
+        return ("%03d" % msecs).join(parts)  # noqa: UP031 (Powertools' own)
 
 
 # The keys of a line `RedactingFormatter._head` fills: with the level name, and with the timestamp.
