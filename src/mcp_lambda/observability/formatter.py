@@ -28,7 +28,7 @@ from .redaction import redact
 # RFC 3339 in UTC, milliseconds (Powertools' %F): 2026-07-28T18:20:01.234Z, shorter than its default.
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%FZ"
 # Datetimes and dataclasses through `default=str`, as json.dumps writes them. Keys that are not strings need
-# OPT_NON_STR_KEYS, which slows every dict (a third of a line's encoding): asked for only when a line has one.
+# OPT_NON_STR_KEYS, which slows the encoding of every dict: asked for only when a line has such a key.
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 _ORJSON_NON_STR_KEYS = _ORJSON_OPTIONS | orjson.OPT_NON_STR_KEYS
 # How a JSON value (or NaN/Infinity, which json.loads takes) can start, leading whitespace included.

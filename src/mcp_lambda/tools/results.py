@@ -426,9 +426,11 @@ def sentence_and_json(sentence: str | None, value: Any) -> str:
     """
     try:  # on every entities result: orjson is several times faster, with the same compact text
         encoded = orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # not JSON (a key that is not a string included): the
-        # executor's strict-JSON check refuses the result and says where; json's text stands in until then
-        encoded = _json_text(value)
+    except (TypeError, orjson.JSONEncodeError):  # a key that is not a string (slower to ask for every time)
+        try:
+            encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        except (TypeError, orjson.JSONEncodeError):  # not JSON: the executor's strict-JSON check says where
+            encoded = _json_text(value)
     return encoded if sentence is None else f"{sentence}\n{encoded}"
 
 

@@ -4,6 +4,7 @@ whose value reaches the text (a manifest violation naming the field)."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,20 @@ def test_hidden_list_items_and_nested_lists_are_found(tmp_path: Path) -> None:
     ]
     assert bound.check("find", entities([note], text="One note.")) == []
     assert "XYZ-789" not in bound.model_text("find", entities([note], text="One note.")).content[0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ({"entities": [{"n": "é\u2028"}]}, '{"entities":[{"n":"é\u2028"}]}'),
+        ({"counts": {1: "a", 2.5: "b", False: "c"}}, '{"counts":{"1":"a","2.5":"b","false":"c"}}'),
+        ({"by_id": {uuid.UUID(int=1): "u"}}, '{"by_id":{"00000000-0000-0000-0000-000000000001":"u"}}'),
+        ({"big": 2**70}, '{"big":1180591620717411303424}'),  # beyond orjson: json's text
+    ],
+)
+def test_the_text_is_compact_json_whatever_the_keys(value: dict[str, Any], text: str) -> None:
+    """Keys that are not strings are written as before orjson was asked for them only on need (the strict-JSON
+    check, not the text, refuses a result that is not JSON)."""
+    from mcp_lambda.tools.results import sentence_and_json
+
+    assert sentence_and_json("Found.", value) == f"Found.\n{text}"
