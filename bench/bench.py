@@ -28,7 +28,7 @@ import sys
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -217,25 +217,50 @@ def bare_handler() -> Handler:
 Event = dict[str, Any] | Callable[[], dict[str, Any]]
 
 
-def measure_interleaved(runs: dict[str, tuple[Handler, Event]], calls: int) -> dict[str, list[float]]:
+class InfoLogsOff:
+    """A case's handler with the business's logger at WARNING for each of its rounds: the call without its INFO
+    lines, measured in the same interleaved rounds as the floor (`measure_interleaved` unwraps it)."""
+
+    def __init__(self, handler: Handler, logger_name: str) -> None:
+        self.handler = handler
+        self.logger_name = logger_name
+
+    @contextlib.contextmanager
+    def rounds(self) -> Iterator[None]:
+        import logging
+
+        service = logging.getLogger(self.logger_name)
+        level = service.level
+        service.setLevel(logging.WARNING)
+        try:
+            yield
+        finally:
+            service.setLevel(level)
+
+
+def measure_interleaved(
+    runs: Mapping[str, tuple[Handler | InfoLogsOff, Event]], calls: int
+) -> dict[str, list[float]]:
     """Per-call latency in µs for every case, measured in interleaved rounds of 50 calls.
 
     This VM's speed drifts by 2x within a minute; taking each case in turn spreads any drift over all of them,
     so the ratios to the floor stay meaningful even when the absolute figures move.
     """
     samples: dict[str, list[float]] = {name: [] for name in runs}
-    for handler, event in runs.values():
+    for case, event in runs.values():
         if not callable(event):
-            measure(handler, event, 0)  # warm-up only
+            measure(case.handler if isinstance(case, InfoLogsOff) else case, event, 0)  # warm-up only
     rounds, per_round = max(1, calls // 50), min(50, calls)
     for _ in range(rounds):
-        for name, (handler, event) in runs.items():
+        for name, (case, event) in runs.items():
+            handler = case.handler if isinstance(case, InfoLogsOff) else case
             context = LocalContext()
-            for _ in range(per_round):
-                this = event() if callable(event) else event
-                started = time.perf_counter_ns()
-                handler(this, context)
-                samples[name].append((time.perf_counter_ns() - started) / 1000)
+            with case.rounds() if isinstance(case, InfoLogsOff) else contextlib.nullcontext():
+                for _ in range(per_round):
+                    this = event() if callable(event) else event
+                    started = time.perf_counter_ns()
+                    handler(this, context)
+                    samples[name].append((time.perf_counter_ns() - started) / 1000)
     return samples
 
 
@@ -330,10 +355,11 @@ def warm_section(handler: Handler, calls: int) -> None:
     call = modern_event("tools/call", {"name": "search_routes", "arguments": ROUTE_ARGS})
     # The targets first, on their own: the rows below run servers in this process (the Invoke API stand-in,
     # the fake downstream) whose threads slow whatever is measured after them on a 2-vCPU machine.
-    targets: dict[str, tuple[Handler, Event]] = {
+    targets: dict[str, tuple[Handler | InfoLogsOff, Event]] = {
         floor_name: (bare_handler(), modern_event("tools/list", {})),
         "tools/list (2026-07-28)": (handler, modern_event("tools/list", {})),
         "tools/call (2026-07-28)": (handler, call),
+        "  same, INFO logs off": (InfoLogsOff(handler, business_name()), call),
         "tools/list (legacy)": (handler, legacy_event(legacy, "tools/list", {})),
         "tools/call (legacy)": (
             handler,
@@ -342,13 +368,13 @@ def warm_section(handler: Handler, calls: int) -> None:
         "tools/call, async def echo": (downstream, async_call),
         "tools/call, plain def echo": (downstream, sync_call),
     }
-    floor_median = report(
+    report(
         "Warm in-process latency through the Lambda handler",
         measure_interleaved(targets, calls),
         floor_name,
         calls,
     )
-    attribution_rows(handler, call, calls, floor_median)
+    tool_itself_row(calls)
     say()
     # The keyed rows go through the exactly-once store (memory): a first call claims and completes its key, a
     # replay answers the stored result without running the tool.
@@ -376,15 +402,17 @@ def warm_section(handler: Handler, calls: int) -> None:
     )
 
 
-def attribution_rows(handler: Handler, event: dict[str, Any], calls: int, floor_median: float) -> None:
-    """Where tools/call time goes: the tool function itself, and the per-call INFO log lines."""
-    import logging
-
+def business_name() -> str:
     from mcp_lambda.settings import get_settings
+
+    return get_settings().business
+
+
+def tool_itself_row(calls: int) -> None:
+    """What of a `search_routes` call is the tool function itself (called directly, its arguments validated once)."""
     from mcp_lambda_dev.businesses import load_business
 
-    business = get_settings().business
-    spec = load_business(business).tool("search_routes")
+    spec = load_business(business_name()).tool("search_routes")
     if spec is not None and spec.arguments is not None:
         kwargs = dict(spec.arguments.model_validate(ROUTE_ARGS))
         if spec.context_param:
@@ -392,16 +420,9 @@ def attribution_rows(handler: Handler, event: dict[str, Any], calls: int, floor_
         started = time.perf_counter_ns()
         for _ in range(calls):
             settled(spec.fn(**kwargs))
-        say(f"  {'  of which the tool itself':<28}{(time.perf_counter_ns() - started) / 1000 / calls:>10.0f}")
-    service = logging.getLogger(business)
-    level = service.level
-    service.setLevel(logging.WARNING)
-    try:
-        samples = measure(handler, event, calls)
-    finally:
-        service.setLevel(level)
-    median = statistics.median(samples)
-    say(f"  {'  same, INFO logs off':<28}{median:>10.0f}{p99(samples):>10.0f}{median / floor_median:>14.2f}")
+        say(
+            f"  {'search_routes alone (its fn)':<28}{(time.perf_counter_ns() - started) / 1000 / calls:>10.0f}"
+        )
 
 
 def log_bytes_section(handler: Handler, event: dict[str, Any]) -> None:
