@@ -12,7 +12,8 @@ from __future__ import annotations
 import inspect
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,14 @@ from ..observability import (
 from ..strict_json import json_problem
 from ..tools.context import ToolContext
 from ..tools.inputs import InputRequired
-from ..tools.results import META_EXECUTION_ID, ResultCode, ToolResult, business_error, system_error
+from ..tools.results import (
+    META_EXECUTION_ID,
+    ResultCode,
+    ToolResult,
+    business_error,
+    system_error,
+    text_set_by_server,
+)
 from ..tools.spec import ToolSpec
 from ..trace_context import active
 from .credentials import credential_leak
@@ -74,6 +82,10 @@ class ToolExecutor:
     ) -> None:
         self.result_check = result_check
         self.result_view = result_view
+        # With a view, every `entities` result's text is rewritten here: its builder need not write one to replace.
+        self._text_scope: Callable[[], AbstractContextManager[Any]] = (
+            text_set_by_server if result_view is not None else nullcontext
+        )
         # Whether a caller's scopes count (AUTH_MODE jwt or apigateway): with none, no caller holds a scope, so
         # every field that requires one is hidden from all.
         self.grants_scopes = grants_scopes
@@ -124,7 +136,8 @@ class ToolExecutor:
                 self.rate_limits.check(spec.name, spec.rate_limit, ctx.principal)
                 if self.quotas is not None and ctx.task_id is None:  # a task was counted when it was created
                     self.quotas.check(spec.name, ctx.principal)
-                value = await _invoke(spec, arguments, ctx)
+                with self._text_scope():
+                    value = await _invoke(spec, arguments, ctx)
             except Exception as exc:  # the one catch-all for a tool's exceptions
                 result = call.failed(self.rule_for(exc), exc)
             else:
@@ -181,7 +194,8 @@ class ToolExecutor:
             return None
         gate = replace(spec, fn=hook or _admitted, is_async=inspect.iscoroutinefunction(hook))
         try:
-            value = await _invoke(gate, arguments, ctx)
+            with self._text_scope():
+                value = await _invoke(gate, arguments, ctx)
         except Exception as exc:
             call = _Call(spec, ctx, self.fingerprints)
             call.started_line(arguments)

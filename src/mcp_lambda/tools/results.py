@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from enum import IntEnum, StrEnum
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from ..scoped import Scoped
 from ..strict_json import strict_object
 from .advice import DEFAULT_RETRY_AFTER_MS, SUGGESTED_ACTIONS, RetryStrategy, retry_hints
 
@@ -199,6 +201,18 @@ def _json_text(value: Any) -> str:
     return _TEXT_JSON.encode(value)
 
 
+# True while a tool runs in a server that rewrites the text of every `entities` result it returns (the sentence,
+# then the manifest's model-visible projection: `manifest.visibility.with_model_text`). `entities` then writes the
+# sentence alone where it would write the whole result as JSON only to have it replaced.
+_TEXT_SET_BY_SERVER: ContextVar[bool] = ContextVar("text_set_by_server", default=False)
+
+
+def text_set_by_server() -> Scoped[bool]:
+    """`with text_set_by_server():` around a tool whose `entities` results the server gives their text (the
+    executor, when it has the manifest's view); outside it, `entities` writes the sentence and the whole result."""
+    return Scoped(_TEXT_SET_BY_SERVER, True)
+
+
 def entities(
     items: Sequence[Mapping[str, Any]],
     text: str | None = None,
@@ -210,7 +224,10 @@ def entities(
 
     The text the model reads is `text` followed, on the next line, by the model-visible projection of the
     entities as compact JSON (the fields the manifest declares and does not mark `llm_visible: false`), so an
-    agent that reads only text still sees the ids it passes to other tools (docs/manifest.md).
+    agent that reads only text still sees the ids it passes to other tools (docs/manifest.md). The server writes
+    that text when the tool returns; until then the result's text is `text` and the whole result as JSON (called
+    directly, as in a tool's unit test, or served without a manifest), or `text` alone while a server with the
+    manifest runs the tool.
 
     Args:
         items: The entities, each with its `entity_type` and fields.
@@ -232,8 +249,14 @@ def entities(
         raise ValueError("entities(append_projection=False) needs the text the model reads")
     structured: dict[str, Any] = {"entities": [dict(item) for item in items]}
     structured.update(_status_field(result_status))
-    # Until the server applies the manifest, nothing is known to be hidden: the sentence and the whole result.
-    shown = text if text is not None and not append_projection else sentence_and_json(text, structured)
+    if text is not None and not append_projection:
+        shown = text
+    elif (
+        _TEXT_SET_BY_SERVER.get()
+    ):  # the server writes the sentence and the projection: no text to throw away
+        shown = text or ""
+    else:  # until a server applies the manifest, nothing is known to be hidden: the sentence and the whole result
+        shown = sentence_and_json(text, structured)
     return ToolResult(
         content=[{"type": "text", "text": shown}],
         structured_content=structured,

@@ -3,17 +3,21 @@ whose value reaches the text (a manifest violation naming the field)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mcp_lambda.calls.executor import ToolExecutor
 from mcp_lambda.manifest import BoundManifest, load_manifest
 from mcp_lambda.manifest.leaks import leaked_fields
 from mcp_lambda.manifest.visibility import model_projection
-from mcp_lambda.tools import business_error, entities, execution_result
+from mcp_lambda.tools import ToolContext, ToolResult, business_error, entities, execution_result, tool
+from mcp_lambda.tools.results import META_EXECUTION_ID, sentence_and_json
 
 SEED = Path(__file__).resolve().parents[2] / "fixtures" / "manifests" / "valid" / "seed_cases.yaml"
 ROUTE = {
@@ -172,6 +176,35 @@ def test_hidden_list_items_and_nested_lists_are_found(tmp_path: Path) -> None:
 def test_the_text_is_compact_json_whatever_the_keys(value: dict[str, Any], text: str) -> None:
     """Keys that are not strings are written as before orjson was asked for them only on need (the strict-JSON
     check, not the text, refuses a result that is not JSON)."""
-    from mcp_lambda.tools.results import sentence_and_json
-
     assert sentence_and_json("Found.", value) == f"Found.\n{text}"
+
+
+@pytest.mark.parametrize("sentence", ["One route.", None])
+def test_a_tool_in_a_server_that_writes_its_text_leaves_the_whole_result_out(
+    bound: BoundManifest, sentence: str | None
+) -> None:
+    """In an executor with the manifest's view, `entities` writes its sentence alone (the view writes the text the
+    model reads); without a view (no manifest) or called directly, the sentence and the whole result. What leaves
+    the executor is the same text either way."""
+    built: list[str] = []
+
+    @tool(name="search_routes", description="Use to test the text of an entities result.")
+    async def search_routes() -> ToolResult:
+        result = entities([ROUTE], text=sentence)
+        built.append(_text(result))
+        return result
+
+    def run(executor: ToolExecutor) -> Any:
+        ctx = ToolContext(
+            request_id=1, tool_name="search_routes", logger=logging.getLogger("test_model_text")
+        )
+        return asyncio.run(executor.run(search_routes, {}, ctx))
+
+    served = run(ToolExecutor(result_view=bound.model_text))
+    unchecked = run(ToolExecutor())
+    whole = sentence_and_json(sentence, {"entities": [ROUTE]})
+    assert built == [sentence or "", whole]
+    assert _text(entities([ROUTE], text=sentence)) == whole  # a direct call (a test of the tool)
+    assert _text(served) == _text(bound.model_text("search_routes", entities([ROUTE], text=sentence)))
+    assert _text(unchecked) == whole
+    assert META_EXECUTION_ID in served.meta and META_EXECUTION_ID in unchecked.meta
