@@ -1,5 +1,5 @@
 """Settings come from their variables (the field's name, or for a duration the variable naming its unit), through
-pydantic-settings' environment source; bad values are reported by variable name."""
+the framework's own reader of the environment; bad values are reported by variable name."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The environment as one typed settings object, read once per container (pydantic-settings).
+"""The environment as one typed settings object, read once per container.
 
 model.py holds `Settings` and how it reads the environment; sections/ its fields, in groups of related ones
-with the rules that tie them; durations.py why every duration is a `timedelta`; environment.py the source.
+with the rules that tie them; durations.py why every duration is a `timedelta`; environment.py the reader.
 """
 
 from __future__ import annotations

@@ -1,60 +1,68 @@
-"""Reading the environment: pydantic-settings' own environment source, over the process's or a given mapping.
+"""Reading the environment: each field of a model from its variable, over the process's or a given mapping.
 
-The source takes its rules from the model's config: variable names in any case, an empty variable is unset
-(`env_ignore_empty`), each field under its alias (the variable's name) where it has one. No prefix: the names are
-a deployed contract (template.yaml sets them) shared by every group. The one exception to "empty is unset" is an
-allow-list, where `ALLOWED_ORIGINS=` means none allowed: those fields are read again with empty values kept.
+A field's variable is a prefix (none for the framework's `Settings`) and the field's alias where it has one (a
+duration's alias names its unit: `task_ttl_ms`), else its name, in upper case. Names match in any case, and an
+empty variable is unset, except for the fields that say an empty value means something (`ALLOWED_ORIGINS=`
+allows none). Values reach the model as the strings they are: each field's own validator parses its text (a
+comma-separated list, a JSON object, a number of seconds), so nothing is decoded here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import os
+from collections.abc import Collection, Mapping
 
-from pydantic_settings import BaseSettings, EnvSettingsSource
-from pydantic_settings.sources.utils import parse_env_vars
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 
-class EnvironmentSource(EnvSettingsSource):
-    """`EnvSettingsSource` as the settings configure it, over `env` when given (else the process environment).
+def key_of(name: str, field: FieldInfo) -> str:
+    """The key a model takes the field's value under: its alias (a string alias), else its name.
 
     Args:
-        settings_cls: The settings class (its `model_config` sets case and empty-value handling).
-        env: The variables to read; None reads `os.environ`, as pydantic-settings always does.
-        ignore_empty: Overrides the config's `env_ignore_empty`.
+        name: The field's name.
+        field: The field.
+
+    Returns:
+        The key, which (with a prefix, in upper case) is also the field's variable.
     """
-
-    def __init__(
-        self,
-        settings_cls: type[BaseSettings],
-        env: Mapping[str, str] | None = None,
-        ignore_empty: bool | None = None,
-    ) -> None:
-        super().__init__(settings_cls, env_ignore_empty=ignore_empty)
-        if env is not None:
-            self.env_vars = parse_env_vars(
-                env, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
-            )
+    alias = field.validation_alias
+    return alias if isinstance(alias, str) else name
 
 
+def variable_of(name: str, field: FieldInfo, prefix: str = "") -> str:
+    """The environment variable of a field (`task_ttl` → `TASK_TTL_MS`; with prefix `DEMO_`, `DEMO_...`)."""
+    return f"{prefix}{key_of(name, field)}".upper()
+
+
+# Hand-written rather than pydantic-settings' environment source: that package's import (its sources bring
+# argparse, dotenv and every cloud provider's module) would be paid on every cold start, for a lookup in any case.
 def environment_values(
-    settings_cls: type[BaseSettings], env: Mapping[str, str] | None, empty_is_a_value: Iterable[str]
-) -> dict[str, Any]:
-    """The values the environment sets, keyed as the model takes them (field names or their aliases).
+    model: type[BaseModel],
+    env: Mapping[str, str] | None = None,
+    *,
+    prefix: str = "",
+    empty_is_a_value: Collection[str] = (),
+) -> dict[str, str]:
+    """The values the environment sets for `model`'s fields, keyed as the model takes them.
 
     Args:
-        settings_cls: The settings class.
-        env: The variables; None for the process environment.
+        model: The model whose fields are read.
+        env: The variables; None reads the process environment.
+        prefix: What every variable of the model starts with (`DEMO_`).
         empty_is_a_value: The fields whose empty variable is a value, not unset.
 
     Returns:
-        Keyword arguments for `settings_cls`.
+        Field key (alias, else name) -> the variable's text, for each field whose variable is set.
     """
-    values = EnvironmentSource(settings_cls, env)()
-    # Only these fields are looked up again (a whole second pass over every field would double the cost).
-    keeping_empty = EnvironmentSource(settings_cls, env, ignore_empty=False)
-    for name in empty_is_a_value:
-        value, key, _ = keeping_empty.get_field_value(settings_cls.model_fields[name], name)
-        if value is not None:
+    found: dict[str, str] = {}
+    for variable, text in (os.environ if env is None else env).items():
+        if text or variable.lower() not in found:  # a value in one case wins over an empty one in another
+            found[variable.lower()] = text
+    values = {}
+    for name, field in model.model_fields.items():
+        key = key_of(name, field)
+        value = found.get(f"{prefix}{key}".lower())
+        if value is not None and (value or name in empty_is_a_value):
             values[key] = value
     return values

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
-from pydantic import ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import StartupError
-from .environment import environment_values
+from .environment import environment_values, key_of
 from .sections import (
     EMPTY_IS_A_VALUE,
     AuthSection,
@@ -48,32 +47,19 @@ class Settings(
     AuthSection,
     RequestsSection,
     ServiceSection,
-    BaseSettings,
+    BaseModel,
 ):
     """Everything the runtime reads from its environment, in sections. Secrets are never stored here, only their
     names (and the optional HMAC keys, never shown in `repr` or in an error)."""
 
-    model_config = SettingsConfigDict(
+    model_config = ConfigDict(
         frozen=True,
         extra="forbid",
-        case_sensitive=False,
-        env_ignore_empty=True,
         validate_by_name=True,
         validate_by_alias=True,
+        validate_default=True,  # a default passes the checks a variable does
         hide_input_in_errors=True,
     )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Settings(...) in code takes its arguments alone; from_env() adds the environment source.
-        return (init_settings,)
 
     @classmethod
     def variable_of(cls, key: str) -> str:
@@ -86,9 +72,8 @@ class Settings(
             The variable's name.
         """
         for name, field in cls.model_fields.items():
-            alias = field.validation_alias if isinstance(field.validation_alias, str) else None
-            if key.lower() in (name, alias):
-                return (alias or name).upper()
+            if key.lower() in (name, key_of(name, field)):
+                return key_of(name, field).upper()
         return key.upper()
 
     @classmethod
@@ -110,7 +95,7 @@ class Settings(
             SettingsError: A variable is not valid, or two contradict each other; the message names them.
         """
         try:
-            return cls(**environment_values(cls, env, EMPTY_IS_A_VALUE))
+            return cls.model_validate(environment_values(cls, env, empty_is_a_value=EMPTY_IS_A_VALUE))
         except ValidationError as exc:
             raise SettingsError(f"invalid configuration: {cls.problems(exc)}") from None
 

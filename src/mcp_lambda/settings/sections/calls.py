@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Annotated, Any, Self
+from typing import Any, Self
 
 from pydantic import BaseModel, Field, field_validator, model_validator
-from pydantic_settings import NoDecode
 
 from ..durations import DurationMs, DurationSeconds
 from .base import comma_separated, conflict
@@ -70,7 +69,7 @@ class OutboundSection(BaseModel):
         description="the platform OpenAPI base domain, read at start (called like `ctx.http`: "
         "`HTTP_TIMEOUT_MS`, idempotent calls retried on 429/5xx, a POST only with `idempotent=True`)",
     )
-    egress_allow: Annotated[tuple[str, ...], NoDecode] = Field(
+    egress_allow: tuple[str, ...] = Field(
         (),
         description="downstreams `ctx.http` may reach besides those the business declares in its code, "
         "comma-separated: host names, `*.domain` wildcards, addresses, networks (`10.0.0.0/16`: private addresses "
@@ -107,7 +106,7 @@ class OutboundSection(BaseModel):
         description="how long a container trusts the circuit state it last read from `PROTECTION_STORE` before "
         "reading it again (0: every call reads it); the time the fleet may take to learn of an opening",
     )
-    tool_quotas: Annotated[dict[str, str | None] | None, NoDecode] = Field(
+    tool_quotas: dict[str, str | None] | None = Field(
         None,
         description="a JSON object overriding the tools' `CallLimits(quota=...)` without a code change: tool name → "
         '`"N/period"` (e.g. `{"subscribe_product": "50/hour"}`), or `null` to switch a tool\'s quota off; '

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
-from pydantic_settings import NoDecode
 
 from ..durations import DurationSeconds
 from .base import comma_separated
@@ -34,7 +33,7 @@ class SecretsSection(BaseModel):
         description="HMAC key for multi round-trip `requestState` (else the business secret "
         "`request_state_key`)",
     )
-    request_state_keys: Annotated[tuple[str, ...], NoDecode] = Field(
+    request_state_keys: tuple[str, ...] = Field(
         (),
         repr=False,
         description="a key ring for `requestState`, comma-separated: the first key signs, every key verifies "

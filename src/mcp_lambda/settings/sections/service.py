@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any, Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field, field_validator, model_validator
-from pydantic_settings import NoDecode
 
 from ..durations import DurationMs
 from .base import comma_separated, conflict
@@ -62,14 +61,14 @@ class RequestsSection(BaseModel):
     Who may send them from where (browser origins, Host names), how large they may be, how lists are paged.
     """
 
-    allowed_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+    allowed_origins: tuple[str, ...] = Field(
         DEFAULT_ALLOWED_ORIGINS,
         description="browser origins allowed to call /mcp, comma-separated, `*` wildcards (a request with no "
         "Origin header is always allowed; `ALLOWED_ORIGINS=` allows none); in AWS the `AllowedOrigins` stack "
         "parameter, which also turns on CORS preflight answers for exactly those origins (`make run` answers "
         "them the same way)",
     )
-    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+    allowed_hosts: tuple[str, ...] = Field(
         (),
         description="comma-separated Host header allow-list (DNS-rebinding protection for local servers); "
         "empty means any host (`make run`: the loopback names)",
@@ -123,7 +122,7 @@ class AuthSection(BaseModel):
         description="the issuer (`iss`) of accepted tokens, exactly; required by `jwt` and `apigateway`; "
         "template `JwtIssuer`",
     )
-    auth_audience: Annotated[tuple[str, ...], NoDecode] = Field(
+    auth_audience: tuple[str, ...] = Field(
         (),
         description="accepted `aud` values, comma-separated; empty means the resource URL (`PUBLIC_URL`, else "
         "derived per request); a token without `aud` is checked by its `client_id`; template `JwtAudience`",
@@ -139,7 +138,7 @@ class AuthSection(BaseModel):
         description="what the issuer puts before every scope name (Cognito: `<resource server "
         "identifier>/`); tools omit it; template `AuthScopePrefix`",
     )
-    auth_caller_claims: Annotated[tuple[str, ...], NoDecode] = Field(
+    auth_caller_claims: tuple[str, ...] = Field(
         ("client_id", "azp", "email", "name"),
         description="the token claims a tool may read in `ctx.caller.claims` (never logged)",
     )
