@@ -131,7 +131,7 @@ def test_every_variable_the_code_reads_is_documented() -> None:
 
 
 def test_the_business_settings_table_lists_the_demos_settings() -> None:
-    prefix = str(DemoSettings.model_config.get("env_prefix", ""))
+    prefix = DemoSettings.env_prefix
     assert _first_column(_section("Business settings")) == [
         f"{prefix}{name}".upper() for name in DemoSettings.model_fields
     ]

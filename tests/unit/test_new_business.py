@@ -251,7 +251,7 @@ def test_the_scaffold_declares_a_setting_a_secret_a_table_with_its_policy_and_a_
     composed = yaml.load(dump(business_template("shop", root / "src")), Loader=CloudFormationLoader)
     function = composed["Resources"]["McpFunction"]["Properties"]
 
-    assert 'env_prefix="SHOP_"' in (package / "settings.py").read_text()
+    assert 'env_prefix: ClassVar[str] = "SHOP_"' in (package / "settings.py").read_text()
     assert "secrets=[KEY_SECRET]" in (package / "__init__.py").read_text()
     assert composed["Resources"]["ShopReservationsTable"]["Type"] == "AWS::DynamoDB::Table"
     assert function["Environment"]["Variables"]["SHOP_RESERVATIONS_TABLE"] == {"Ref": "ShopReservationsTable"}

@@ -4,10 +4,23 @@ published schema (the copy in schemas/), and what breaks the schema is named."""
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+import businesses
 from mcp_lambda.composition import load_business
-from mcp_lambda_tools.deploy.server_json import SCHEMA, SCHEMA_URL, listing_of, main, problems_of, server_json
+from mcp_lambda_tools.deploy.server_json import (
+    SCHEMA,
+    SCHEMA_URL,
+    listing_of,
+    main,
+    problems_of,
+    server_json,
+    settings_of,
+)
 
 PUBLISHER = "io.modelcontextprotocol.registry/publisher-provided"
 
@@ -35,6 +48,56 @@ def test_the_demo_listing_is_valid_and_says_what_the_business_declares() -> None
     assert published["network"] == {"interfaces": ["inventory.get_stock"], "hosts": ["inventory.example.com"]}
     assert published["skills"] == ["skill://plan-a-day-out/SKILL.md", "skill://shop-with-alerts/SKILL.md"]
     assert {"name": "subscribe_product", "readOnly": False} in published["tools"]
+
+
+CLINIC_SETTINGS = """
+from typing import ClassVar
+
+from pydantic import Field
+
+from mcp_lambda.tools import EnvironmentSettings
+
+
+class ClinicSettings(EnvironmentSettings):
+    env_prefix: ClassVar[str] = "CLINIC_"
+
+    booking_url: str = Field(description="where bookings go")
+    hold: int = Field(15, validation_alias="hold_minutes")
+"""
+LEGACY_SETTINGS = """
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class LegacySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CLINIC_")
+
+    dotenv_path: str | None = None
+"""
+
+
+@pytest.fixture
+def clinic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    package = tmp_path / "businesses" / "clinic_listing"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "settings.py").write_text(CLINIC_SETTINGS)
+    monkeypatch.setattr(businesses, "__path__", [*businesses.__path__, str(package.parent)])
+    yield package
+    for name in [name for name in sys.modules if name.startswith("businesses.clinic_listing")]:
+        del sys.modules[name]
+
+
+def test_the_settings_of_a_business_are_its_environment_settings_variables(clinic: Path) -> None:
+    assert settings_of("clinic_listing") == [
+        {"name": "CLINIC_BOOKING_URL", "isRequired": True, "description": "where bookings go"},
+        {"name": "CLINIC_HOLD_MINUTES", "isRequired": False},
+    ]
+
+
+def test_a_business_that_brings_pydantic_settings_has_its_variables_listed_too(clinic: Path) -> None:
+    pytest.importorskip("pydantic_settings")
+    (clinic / "legacy.py").write_text(LEGACY_SETTINGS)
+    assert {"name": "CLINIC_DOTENV_PATH", "isRequired": False} in settings_of("clinic_listing")
 
 
 def test_an_oauth_business_asks_for_a_bearer_token_as_a_secret_header() -> None:

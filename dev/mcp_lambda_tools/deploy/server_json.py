@@ -22,8 +22,10 @@ from typing import Any
 
 import jsonschema
 import yaml
-from pydantic_settings import BaseSettings
+from pydantic import BaseModel
 
+from mcp_lambda.settings import EnvironmentSettings
+from mcp_lambda.settings.environment import variable_of
 from mcp_lambda.tools import Business
 from mcp_lambda.wire import REVISIONS
 from mcp_lambda_dev.businesses import load_business
@@ -97,21 +99,40 @@ def interfaces(name: str) -> list[str]:
     )
 
 
+def settings_bases() -> tuple[type[BaseModel], ...]:
+    """The bases of a business's settings classes: the framework's, and pydantic-settings' when installed (a
+    business may bring it in its own requirements, for its dotenv files or secret directories)."""
+    try:
+        from pydantic_settings import BaseSettings
+    except ImportError:
+        return (EnvironmentSettings,)
+    return (EnvironmentSettings, BaseSettings)
+
+
+def variables_of(settings: type[BaseModel]) -> dict[str, str]:
+    """Field name -> its environment variable, for a settings class of either base."""
+    if issubclass(settings, EnvironmentSettings):
+        return {
+            name: variable_of(name, field, settings.env_prefix)
+            for name, field in settings.model_fields.items()
+        }
+    prefix = str(settings.model_config.get("env_prefix") or "")
+    return {name: f"{prefix}{name}".upper() for name in settings.model_fields}
+
+
 def settings_of(name: str) -> list[dict[str, Any]]:
-    """The environment variables of the settings classes (pydantic `BaseSettings`) of the business's package."""
+    """The environment variables of the settings classes (`EnvironmentSettings`, or pydantic-settings'
+    `BaseSettings`) of the business's package."""
     package = importlib.import_module(f"businesses.{name}")
+    bases = settings_bases()
     found = []
     for module_info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
         module = importlib.import_module(module_info.name)
         for value in vars(module).values():
-            if (
-                isinstance(value, type)
-                and issubclass(value, BaseSettings)
-                and value.__module__ == module.__name__
-            ):
-                prefix = str(value.model_config.get("env_prefix") or "")
-                for field_name, field in value.model_fields.items():
-                    entry = {"name": f"{prefix}{field_name}".upper(), "isRequired": field.is_required()}
+            if isinstance(value, type) and issubclass(value, bases) and value.__module__ == module.__name__:
+                for field_name, variable in variables_of(value).items():
+                    field = value.model_fields[field_name]
+                    entry = {"name": variable, "isRequired": field.is_required()}
                     if field.description:
                         entry["description"] = field.description
                     found.append(entry)

@@ -6,14 +6,17 @@ a test or a recorded replay that sets the variable is the value the tool sees.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from mcp_lambda.tools import EnvironmentSettings
 
 
-class DemoSettings(BaseSettings):
+class DemoSettings(EnvironmentSettings):
     """`DEMO_INVENTORY_URL`: the inventory service `check_stock` asks (unset: stock cannot be checked)."""
 
-    model_config = SettingsConfigDict(env_prefix="DEMO_", env_ignore_empty=True, frozen=True, extra="ignore")
+    env_prefix: ClassVar[str] = "DEMO_"
 
     inventory_url: str | None = Field(
         None,

@@ -4,6 +4,7 @@ from mcp_lambda.tools import Business, ToolContext, ToolResult, tool, entities, 
 from mcp_lambda.tools import ToolAnnotations, ExactlyOnce, TaskConfig, CallLimits, Access  # @tool's options
 from mcp_lambda.tools import CardViews, CardAction                      # MCP Apps card views (docs/cards.md)
 from mcp_lambda.tools import DynamoDBTable                              # the base of a business's own table
+from mcp_lambda.tools import EnvironmentSettings                        # the base of a business's own settings
 
 The exceptions a tool may catch (`DownstreamUnavailable`, `DeadlineExceeded`, `ConditionFailed`, ...) are in
 `mcp_lambda.tools.errors`; how a call runs is `mcp_lambda.calls`, where the framework's state lives
@@ -13,6 +14,7 @@ its own table's calls held to the AWS budget and the request deadline, a new cli
 
 from ..caller import Caller
 from ..downstream import Egress, HttpResponse
+from ..settings import EnvironmentSettings
 from ..stores.table import DynamoDBTable
 from .business import Business
 from .cards import CardAction, CardViews
@@ -44,6 +46,7 @@ __all__ = [
     "CardViews",
     "DynamoDBTable",
     "Egress",
+    "EnvironmentSettings",
     "ExactlyOnce",
     "HttpResponse",
     "InputRequest",
