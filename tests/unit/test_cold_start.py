@@ -50,6 +50,16 @@ def test_a_failed_start_up_leaves_the_collector_running() -> None:
     assert state["enabled"] is True
 
 
+def test_the_handler_starts_without_pydantic_settings() -> None:
+    # Installed here (the MCP SDK needs it): only an import of ours could bring it into the function's start.
+    state = run(
+        "import json, sys\nimport mcp_lambda.handler\n"
+        'print("RESULT " + json.dumps({"loaded": sorted(n for n in sys.modules if n.startswith("pydantic_settings")),'
+        ' "demo": "businesses.demo.settings" in sys.modules}))'
+    )
+    assert state == {"loaded": [], "demo": True}
+
+
 # A fresh container serves a stateless tools/list and a tools/call, then, as a client
 # that declares the tasks extension, asks for a task; the process reports what it had imported and built.
 FIRST_REQUESTS = r"""
