@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-import types
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import ToolFailure
+from .inline import loop_needed, resumed
 from .scoped import Scoped
 from .workers import WORKERS
 
@@ -118,6 +118,7 @@ async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
     """
     if deadline.expired:
         raise DeadlineExceeded("the request deadline has passed")
+    await loop_needed()  # a request served inline (inline.drive) goes onto the loop here
     steps = start().__await__()
     try:
         waiting_on = steps.send(None)
@@ -126,33 +127,11 @@ async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
     remaining = deadline.remaining_seconds()
     try:
         async with asyncio.timeout(remaining if math.isfinite(remaining) else None) as scope:
-            return await _resumed(steps, waiting_on)
+            return await resumed(steps, waiting_on)
     except TimeoutError:
         if scope.expired():  # our timeout, not one the work raised itself
             raise DeadlineExceeded("the request deadline passed before the work finished") from None
         raise
-
-
-@types.coroutine
-def _resumed(steps: Generator[Any, Any, Any], waiting_on: Any) -> Generator[Any, Any, Any]:
-    """The rest of an awaitable that has taken its first step and is waiting on `waiting_on`: what `await`
-    (`yield from`, PEP 380) does from there, passing the task's wake-ups, throws and close to it."""
-    while True:
-        try:
-            sent = yield waiting_on
-        except GeneratorExit:
-            steps.close()
-            raise
-        except BaseException as exc:  # a cancellation (the deadline), or whatever the task throws in
-            try:
-                waiting_on = steps.throw(exc)
-            except StopIteration as done:
-                return done.value
-        else:
-            try:
-                waiting_on = steps.send(sent)
-            except StopIteration as done:
-                return done.value
 
 
 def run_blocking_until(deadline: Deadline, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -26,6 +26,7 @@ from mangum import Mangum
 from mangum.handlers.utils import handle_base64_response_body, maybe_encode_body, strip_api_gateway_path
 from mangum.types import LambdaConfig, Scope
 
+from .inline import drive
 from .observability import ToolLogger, log_internal_error
 from .protocol.jsonrpc import RequestId, RpcError, error_response, recover_id
 from .transport import MCP_METHODS, MCP_PATHS, HttpRequest, HttpResponse, McpEndpoint, internal_error_response
@@ -118,8 +119,8 @@ class McpRoute:
             except Exception as exc:  # as the app's exception handler answers it
                 return internal_error_response(self.logger, exc)
 
-        # Mangum's loop, the thread's current one (Mangum sets it up at construction).
-        response = asyncio.get_event_loop().run_until_complete(answer())
+        # Inline until something waits, then on Mangum's loop, the thread's current one (Mangum sets it up).
+        response = drive(answer(), asyncio.get_event_loop())
         return lambda_result(response, self.config)
 
 

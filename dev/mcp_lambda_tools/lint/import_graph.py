@@ -38,7 +38,7 @@ LAYERS = (
     "observability",
     "settings",
     "deadlines | trace_context",
-    "workers | restore",
+    "workers | restore | inline",
     "errors | wire | strict_json | encoding | scoped",
 )
 
