@@ -59,6 +59,7 @@ class Settings(
         validate_by_alias=True,
         validate_default=True,  # a default passes the checks a variable does
         hide_input_in_errors=True,
+        defer_build=False,  # built at once, unlike each section alone (SECTION_CONFIG)
     )
 
     @classmethod

@@ -11,7 +11,7 @@ from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
 
-from .base import conflict
+from .base import SECTION_CONFIG, conflict
 from .state import STORE_FIELDS
 
 
@@ -48,6 +48,8 @@ class DynamoDBSection(BaseModel):
     The table of each kind whose backend is `dynamodb`, shared by every container.
     """
 
+    model_config = SECTION_CONFIG
+
     sessions_table: str | None = Field(
         None, description="the sessions table; required by `SESSION_STORE=dynamodb`"
     )
@@ -78,6 +80,8 @@ class SQLiteSection(BaseModel):
     One database file for the kinds whose backend is `sqlite`: shared by the processes of one machine (`make run
     WORKERS=n`), never by the containers of a fleet.
     """
+
+    model_config = SECTION_CONFIG
 
     sqlite_path: str = Field(
         ".cache/mcp_lambda_stores.sqlite3",

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ConfigDict
 from pydantic_core import PydanticCustomError
+
+# A section is validated as part of `Settings` only, which builds its own validator from every section's fields:
+# a section's own validator would be built at every cold start and never run.
+SECTION_CONFIG = ConfigDict(defer_build=True)
 
 
 def conflict(message: str) -> PydanticCustomError:

@@ -9,7 +9,7 @@ from typing import Any, Self
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..durations import DurationMs, DurationSeconds
-from .base import comma_separated, conflict
+from .base import SECTION_CONFIG, comma_separated, conflict
 
 
 class TimeoutsSection(BaseModel):
@@ -17,6 +17,8 @@ class TimeoutsSection(BaseModel):
 
     The request's deadline, and what every AWS client may spend of it.
     """
+
+    model_config = SECTION_CONFIG
 
     request_deadline: DurationMs = Field(
         timedelta(seconds=29),
@@ -63,6 +65,8 @@ class OutboundSection(BaseModel):
 
     Calls to other services (`ctx.http`, the platform API), their circuits, and the per-caller quotas.
     """
+
+    model_config = SECTION_CONFIG
 
     doubao_openapi_base_domain: str | None = Field(
         None,

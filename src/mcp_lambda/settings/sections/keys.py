@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from ..durations import DurationSeconds
-from .base import comma_separated
+from .base import SECTION_CONFIG, comma_separated
 
 
 class SecretsSection(BaseModel):
@@ -16,6 +16,8 @@ class SecretsSection(BaseModel):
 
     The business secret, and the keys of `requestState` and of the log fingerprints.
     """
+
+    model_config = SECTION_CONFIG
 
     secret_id: str | None = Field(
         None, description="the Secrets Manager secret holding a JSON object of the business's secrets"

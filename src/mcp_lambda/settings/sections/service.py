@@ -8,7 +8,7 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..durations import DurationMs
-from .base import comma_separated, conflict
+from .base import SECTION_CONFIG, comma_separated, conflict
 
 DEFAULT_ALLOWED_ORIGINS = (
     "http://localhost:*",
@@ -22,6 +22,8 @@ EMPTY_IS_A_VALUE = ("allowed_origins", "allowed_hosts")
 
 class ServiceSection(BaseModel):
     """The business and where it runs."""
+
+    model_config = SECTION_CONFIG
 
     business: str = Field(
         "demo",
@@ -60,6 +62,8 @@ class RequestsSection(BaseModel):
 
     Who may send them from where (browser origins, Host names), how large they may be, how lists are paged.
     """
+
+    model_config = SECTION_CONFIG
 
     allowed_origins: tuple[str, ...] = Field(
         DEFAULT_ALLOWED_ORIGINS,
@@ -109,6 +113,8 @@ class AuthSection(BaseModel):
 
     The OAuth resource server (docs/auth.md), and what a caller's state is bound to.
     """
+
+    model_config = SECTION_CONFIG
 
     auth_mode: Literal["none", "jwt", "apigateway"] = Field(
         "none",

@@ -8,7 +8,7 @@ from typing import Self
 from pydantic import BaseModel, Field, model_validator
 
 from ..durations import DurationMs, DurationSeconds
-from .base import conflict
+from .base import SECTION_CONFIG, conflict
 
 # kind -> the field naming its backend (quotas and circuits share one). A backend's own section reads this map.
 STORE_FIELDS: dict[str, str] = {
@@ -27,6 +27,8 @@ class StoresSection(BaseModel):
     Each kind names its backend: `memory` (one process), `dynamodb` (shared by every container) or another the
     store registry knows; each backend's own settings are in its section below.
     """
+
+    model_config = SECTION_CONFIG
 
     session_store: str = Field(
         "memory",
@@ -72,6 +74,8 @@ class TasksSection(BaseModel):
 
     How long a task is kept, how often clients poll it, how long its worker may run.
     """
+
+    model_config = SECTION_CONFIG
 
     task_ttl: DurationMs = Field(
         timedelta(days=1),
