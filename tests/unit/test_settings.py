@@ -130,3 +130,24 @@ def test_a_given_mapping_is_the_whole_environment(monkeypatch: pytest.MonkeyPatc
         timedelta(days=1),
         timedelta(minutes=2),
     )
+
+
+@pytest.mark.parametrize(
+    ("variable", "refused", "accepted"),
+    [
+        ("BUSINESS", "Shop", "shop_2"),
+        ("PUBLIC_URL", "https://host.example", "https://host.example/mcp"),
+        ("PUBLIC_URL", "https://host example/mcp", "http://127.0.0.1:3000/mcp"),
+        ("AUTH_ISSUER", "issuer.example", "https://issuer.example/"),
+        ("AUTH_JWKS_URL", "https://issuer.example/ jwks", "https://issuer.example/jwks"),
+    ],
+)
+def test_a_patterned_variable_refuses_a_value_outside_its_pattern_by_name(
+    variable: str, refused: str, accepted: str
+) -> None:
+    with pytest.raises(
+        SettingsError, match=rf"^invalid configuration: {variable}: String should match pattern "
+    ):
+        Settings.from_env({variable: refused})
+    settings = Settings.from_env({variable: accepted})
+    assert getattr(settings, variable.lower()) == accepted
