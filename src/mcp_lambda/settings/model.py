@@ -61,8 +61,8 @@ class Settings(
         hide_input_in_errors=True,
         defer_build=False,  # built at once, unlike each section alone (SECTION_CONFIG)
         # The fields' patterns in Python's `re`: pydantic-core's Rust engine holds each compiled pattern with its
-        # Unicode tables for the container's life (a third of a MiB for `\S+`), to check a deployer's variables
-        # once per cold start. Tool arguments, which clients send, keep the linear-time Rust engine.
+        # Unicode tables for the container's life, to check a deployer's variables once per cold start (memory:
+        # docs/performance.md). Tool arguments, which clients send, keep the linear-time Rust engine.
         regex_engine="python-re",
     )
 
