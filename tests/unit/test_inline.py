@@ -43,7 +43,9 @@ def test_a_coroutine_that_never_waits_is_answered_without_the_loop(loop: asyncio
     assert drive(answer(), loop) == (False, None)
 
 
-def test_after_loop_needed_the_rest_runs_as_a_task_of_the_running_loop(loop: asyncio.AbstractEventLoop) -> None:
+def test_after_loop_needed_the_rest_runs_as_a_task_of_the_running_loop(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
     async def answer() -> dict[str, Any]:
         before = running()
         await loop_needed()
