@@ -44,7 +44,8 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     done = _run(
         root,
         sys.executable,
-        str(TOOLS / "scaffold" / "new_business.py"),
+        "-m",
+        "mcp_lambda_tools.scaffold.new_business",  # as make new-business runs it
         "shop",
         "--root",
         str(root),
@@ -207,7 +208,8 @@ def test_scaffold_never_overwrites(scaffolded: tuple[Path, str]) -> None:
     again = _run(
         root,
         sys.executable,
-        str(TOOLS / "scaffold" / "new_business.py"),
+        "-m",
+        "mcp_lambda_tools.scaffold.new_business",  # as make new-business runs it
         "shop",
         "--root",
         ".",
@@ -220,7 +222,8 @@ def test_a_name_a_fixture_business_has_is_refused(tmp_path: Path) -> None:
     done = _run(
         tmp_path,
         sys.executable,
-        str(TOOLS / "scaffold" / "new_business.py"),
+        "-m",
+        "mcp_lambda_tools.scaffold.new_business",  # as make new-business runs it
         "conformance",
         "--root",
         ".",
@@ -234,7 +237,8 @@ def test_a_name_that_is_not_a_package_name_is_refused(name: str, tmp_path: Path)
     done = _run(
         tmp_path,
         sys.executable,
-        str(TOOLS / "scaffold" / "new_business.py"),
+        "-m",
+        "mcp_lambda_tools.scaffold.new_business",  # as make new-business runs it
         name,
         "--root",
         ".",

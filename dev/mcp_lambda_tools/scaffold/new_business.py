@@ -151,9 +151,8 @@ def draft_skill(name: str, root: Path) -> Path:
     """
     sys.path[:0] = [str(root / "src"), str(root)]
     importlib.invalidate_caches()
-    from skill_draft import (
-        write_draft,  # beside this script; imports the business, so only after the scaffold
-    )
+    # Imported here: it imports the business, so only after the scaffold.
+    from mcp_lambda_tools.scaffold.skill_draft import write_draft
 
     _, path = write_draft(name, manifest_dir=root / "manifest")
     return path
