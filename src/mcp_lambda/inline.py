@@ -68,14 +68,15 @@ def _continued(
     async def rest() -> T:
         try:
             _INLINE.set(False)  # in the request's context, which the task runs in
+            # Either `loop_needed()`'s marker or a future awaited without it first (one made with
+            # `get_event_loop()`), which the task waits on.
+            next_wait = waiting_on
             if waiting_on is _ONTO_THE_LOOP:  # `loop_needed()` returns, now on the loop
                 try:
                     next_wait = coroutine.send(None)
                 except StopIteration as done:
                     return done.value
-                return await resumed(coroutine, next_wait)
-            # A future awaited without `loop_needed()` first (one made with `get_event_loop()`): the task waits.
-            return await resumed(coroutine, waiting_on)
+            return await resumed(coroutine, next_wait)
         finally:
             loop.stop()
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import StartupError
-from .environment import environment_values, key_of
+from .environment import environment_values, key_of, variable_of
 from .sections import (
     EMPTY_IS_A_VALUE,
     AuthSection,
@@ -78,7 +78,7 @@ class Settings(
         """
         for name, field in cls.model_fields.items():
             if key.lower() in (name, key_of(name, field)):
-                return key_of(name, field).upper()
+                return variable_of(name, field)
         return key.upper()
 
     @classmethod
