@@ -109,21 +109,29 @@ def request_deadline(lambda_remaining_ms: float | None, request_deadline_ms: int
     return Deadline.after_ms(budget - margin_ms)
 
 
-async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]]) -> T:
+async def run_until(deadline: Deadline, start: Callable[[], Awaitable[T]], *, may_wait: bool = True) -> T:
     """Await `start()`, cancelling it at the deadline (DeadlineExceeded); nothing starts once it has passed.
 
     Its first step runs at once, as `await` would run it: most tools never wait on anything, and one that
     finishes there needs no timer (arming and cancelling the loop's timer is most of this function's cost
     otherwise). Only one that waits goes on under `asyncio.timeout`, which can cancel it only while it waits.
+
+    Args:
+        deadline: When to give up.
+        start: Makes the awaitable (a business's coroutine).
+        may_wait: False for a coroutine `inline.never_waits` vouches for: a request served inline runs it
+            without the event loop (it would go onto the loop only if it waited after all).
     """
     if deadline.expired:
         raise DeadlineExceeded("the request deadline has passed")
-    await loop_needed()  # a request served inline (inline.drive) goes onto the loop here
+    if may_wait:
+        await loop_needed()  # a request served inline (inline.drive) goes onto the loop here
     steps = start().__await__()
     try:
         waiting_on = steps.send(None)
     except StopIteration as done:
         return done.value
+    await loop_needed()  # (only if it waits after all: onto the loop before the timer, which needs its task)
     remaining = deadline.remaining_seconds()
     try:
         async with asyncio.timeout(remaining if math.isfinite(remaining) else None) as scope:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dis
+import inspect
 import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,6 +25,37 @@ T = TypeVar("T")
 _ONTO_THE_LOOP = object()
 # True in a request's context while `drive` serves it inline (a context variable: read without an exception).
 _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("mcp_lambda_inline", default=False)
+# The instructions an `async def` suspends through (`await`, `async for`, `async with`: each ends in YIELD_VALUE,
+# the others are their first steps, listed so that no Python version's spelling of one is missed).
+_SUSPENDING = frozenset(
+    {"YIELD_VALUE", "YIELD_FROM", "SEND", "GET_AWAITABLE", "GET_ANEXT", "BEFORE_ASYNC_WITH"}
+)
+# The names an `async def` would use to reach the running loop or its task without awaiting (any reference to
+# asyncio itself included): such a function needs the loop even in a step that never waits.
+_LOOP_NAMES = frozenset(
+    {
+        "asyncio",
+        "anyio",
+        "trio",
+        "get_running_loop",
+        "get_event_loop",
+        "current_task",
+        "all_tasks",
+        "create_task",
+        "ensure_future",
+        "run_coroutine_threadsafe",
+        "run_in_executor",
+        "call_soon",
+        "call_soon_threadsafe",
+        "call_later",
+        "call_at",
+        "create_future",
+        "TaskGroup",
+        "to_thread",
+        "timeout",
+        "timeout_at",
+    }
+)
 
 
 @types.coroutine
@@ -34,6 +67,29 @@ def loop_needed() -> Generator[Any, Any, None]:
     """
     if _INLINE.get():
         yield _ONTO_THE_LOOP
+
+
+def never_waits(function: Callable[..., Any]) -> bool:
+    """Whether `function` is an `async def` that runs to its end in one step, needing no event loop: it has no
+    `await`, `async for` or `async with` (so it cannot suspend), and names nothing that reaches the running loop or
+    its task (`asyncio`, `get_running_loop`, `create_task`, ...; a nested function or comprehension counted).
+
+    A business's coroutine started through `deadlines.run_until` may then skip `loop_needed()`: served inline, a
+    tool that only computes never starts the loop. Anything else (another callable, a wrapper, a function that
+    awaits) is False.
+    """
+    if not (inspect.isfunction(function) and inspect.iscoroutinefunction(function)):
+        return False
+    code = function.__code__
+    if any(instruction.opname in _SUSPENDING for instruction in dis.get_instructions(code)):
+        return False
+    return not _names_the_loop(code)
+
+
+def _names_the_loop(code: types.CodeType) -> bool:
+    if not _LOOP_NAMES.isdisjoint(code.co_names) or not _LOOP_NAMES.isdisjoint(code.co_freevars):
+        return True
+    return any(_names_the_loop(const) for const in code.co_consts if isinstance(const, types.CodeType))
 
 
 def drive(coroutine: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) -> T:

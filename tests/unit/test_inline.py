@@ -14,7 +14,8 @@ import pytest
 from tests.support.handlers import build_handler
 from tests.support.wire import modern_headers, modern_request
 
-from mcp_lambda.inline import drive, loop_needed
+from mcp_lambda.deadlines import Deadline, DeadlineExceeded, run_until
+from mcp_lambda.inline import drive, loop_needed, never_waits
 from mcp_lambda.tools import Business, ToolContext, ToolResult, execution_result, tool
 from mcp_lambda_dev.local.events import LocalContext, http_event
 
@@ -136,3 +137,108 @@ def test_through_the_handler_an_async_tool_runs_on_the_loop_and_a_sync_one_answe
     for _ in range(2):  # and again on the same container
         assert call(handler, "reports_its_loop") == {"task": True, "running": True, "seen": "unset"}
         assert call(handler, "answers_at_once") == {"answered": True}
+
+
+@tool(
+    description="Use to test the inline path: an async tool that only computes, reporting whether a loop runs."
+)
+async def only_computes(ctx: ToolContext) -> ToolResult:
+    return execution_result({"running": running(), "seen": SEEN.get()})
+
+
+def test_through_the_handler_an_async_tool_that_never_waits_runs_without_the_loop() -> None:
+    assert only_computes.one_step and not reports_its_loop.one_step and not answers_at_once.one_step
+    handler = build_handler(Business(name="inline", tools=[only_computes, reports_its_loop]))
+    for _ in range(2):
+        assert call(handler, "only_computes") == {"running": False, "seen": "unset"}
+        assert call(handler, "reports_its_loop") == {"task": True, "running": True, "seen": "unset"}
+
+
+async def _computes(value: int) -> int:
+    return sum(range(value)) + len([v for v in range(3)])
+
+
+async def _awaits(value: int) -> int:
+    await asyncio.sleep(0)
+    return value
+
+
+async def _iterates(values: Any) -> int:
+    return sum([v async for v in values])
+
+
+async def _enters(lock: Any) -> int:
+    async with lock:
+        return 1
+
+
+async def _awaits_in_a_comprehension(values: list[Any]) -> list[Any]:
+    return [await v for v in values]
+
+
+async def _reaches_for_the_loop() -> Any:
+    return asyncio.get_running_loop()
+
+
+async def _names_the_task() -> Any:
+    from asyncio import current_task
+
+    return current_task()
+
+
+async def _starts_a_task(factory: Any) -> Any:
+    return [f.create_task(factory()) for f in (factory,)]  # in a comprehension: a nested code object
+
+
+def _plain(value: int) -> int:
+    return value
+
+
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [
+        (_computes, True),
+        (only_computes.fn, True),
+        (_awaits, False),
+        (_iterates, False),
+        (_enters, False),
+        (_awaits_in_a_comprehension, False),
+        (_reaches_for_the_loop, False),
+        (_names_the_task, False),
+        (_starts_a_task, False),
+        (_plain, False),
+        (reports_its_loop.fn, False),
+        (lambda: _computes(1), False),  # returns a coroutine, but is not one: what it returns may wait
+        (contextvars.copy_context().run, False),
+    ],
+)
+def test_never_waits_vouches_only_for_an_async_def_without_await_or_the_loop(
+    function: Any, expected: bool
+) -> None:
+    assert never_waits(function) is expected
+
+
+def test_a_coroutine_run_as_one_step_that_waits_after_all_goes_onto_the_loop(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    async def answer() -> tuple[bool, bool, int]:
+        before = running()
+        value = await run_until(Deadline.after_ms(60_000), lambda: _awaits(5), may_wait=False)
+        return before, running(), value
+
+    assert drive(answer(), loop) == (False, True, 5)
+
+
+def test_a_one_step_coroutine_gets_no_start_after_the_deadline(loop: asyncio.AbstractEventLoop) -> None:
+    started: list[int] = []
+
+    async def work() -> int:
+        started.append(1)
+        return 1
+
+    async def answer() -> int:
+        return await run_until(Deadline.after_ms(-1), work, may_wait=False)
+
+    with pytest.raises(DeadlineExceeded):
+        drive(answer(), loop)
+    assert started == []

@@ -362,6 +362,6 @@ async def _invoke(spec: ToolSpec, arguments: Mapping[str, Any], ctx: ToolContext
     if spec.context_param:
         kwargs[spec.context_param] = ctx
     if spec.is_async:
-        return await run_until(ctx.deadline, lambda: spec.fn(**kwargs))
+        return await run_until(ctx.deadline, lambda: spec.fn(**kwargs), may_wait=not spec.one_step)
     # On a worker thread, so the deadline can be kept while it runs; at the deadline its thread is abandoned.
     return run_blocking_until(ctx.deadline, spec.fn, **kwargs)

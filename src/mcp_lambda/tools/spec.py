@@ -8,6 +8,7 @@ from typing import Any, Generic, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
+from ..inline import never_waits
 from .options import TaskSupport
 
 P = ParamSpec("P")
@@ -60,6 +61,12 @@ class ToolSpec(Generic[P, R]):
     quota: str | None = None  # e.g. "100/hour": per caller, across the fleet (tools/quotas.py)
     # MCP Apps `_meta.ui.visibility` as declared (None: model and app); see `model_visible`.
     visibility: tuple[str, ...] | None = None
+    # An `async def` that cannot wait and never reaches for the loop (`inline.never_waits`): it runs as one step
+    # where the request is, without starting the event loop. Made from `fn` (again by `dataclasses.replace`).
+    one_step: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "one_step", self.is_async and never_waits(self.fn))
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the function with the same arguments, outside the server (no validation, no logging).
