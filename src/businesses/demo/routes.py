@@ -32,7 +32,8 @@ DepartureDate = Annotated[
 ]
 
 
-# `async def`: these tools only compute, so they run on the request's event loop with no worker-thread hand-off.
+# `async def` without `await`: these tools only compute, so they run as one step where the request is, with no
+# worker-thread hand-off and no event loop to start (docs/tools.md).
 # A tool that blocks (a client without asyncio, time.sleep) stays a plain `def` (see products.subscribe_product).
 @tool(
     description=(

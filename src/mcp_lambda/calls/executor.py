@@ -10,7 +10,7 @@ one more row: DeadlineExceeded (50400).
 from __future__ import annotations
 
 import inspect
-import secrets
+import os
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -58,7 +58,7 @@ EXECUTION_ID_PREFIX = "exe_"
 
 def new_execution_id() -> str:
     """A fresh execution id, for a call no retry can be joined to (it carries no tool_call_id or key)."""
-    return EXECUTION_ID_PREFIX + secrets.token_hex(8)
+    return EXECUTION_ID_PREFIX + os.urandom(8).hex()  # what secrets.token_hex(8) returns, three calls sooner
 
 
 @dataclass(frozen=True)
