@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -242,3 +243,31 @@ def test_a_one_step_coroutine_gets_no_start_after_the_deadline(loop: asyncio.Abs
     with pytest.raises(DeadlineExceeded):
         drive(answer(), loop)
     assert started == []
+
+
+def _the_running_loop() -> Any:
+    return asyncio.get_running_loop()  # a helper: the tool that calls it never names the loop itself
+
+
+@tool(description="Use to test the inline path: an async tool that reaches the loop only through a helper.")
+async def reaches_through_a_helper(ctx: ToolContext) -> ToolResult:
+    return execution_result({"loop": repr(_the_running_loop())})
+
+
+def test_a_one_step_tool_that_reaches_the_loop_through_a_helper_fails_with_a_hint(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert reaches_through_a_helper.one_step
+    handler = build_handler(Business(name="inline", tools=[reaches_through_a_helper]))
+    body = modern_request("tools/call", {"name": "reaches_through_a_helper", "arguments": {}})
+    headers = {
+        "host": "localhost",
+        "content-type": "application/json",
+        **modern_headers("tools/call", "reaches_through_a_helper"),
+    }
+    with caplog.at_level(logging.INFO):
+        response = handler(http_event("POST", "/mcp", headers, json.dumps(body)), LocalContext())
+    result = json.loads(response["body"])["result"]
+    assert result["isError"] and result["structuredContent"]["code"] == 50000
+    failed = [r for r in caplog.records if getattr(r, "event", None) == "mcp_tool_call_failed"]
+    assert len(failed) == 1 and "ran as one step without the event loop" in failed[0].hint  # type: ignore[attr-defined]

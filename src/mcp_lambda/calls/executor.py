@@ -54,6 +54,11 @@ if TYPE_CHECKING:
 # rather than failed.
 FINISHED_OUTCOMES = frozenset({"success", "business_error", "input_required", "replayed"})
 EXECUTION_ID_PREFIX = "exe_"
+# The failed line's `hint` when a one-step tool (`ToolSpec.one_step`) reached for the running loop through a helper.
+ONE_STEP_HINT = (
+    "the tool is an async def that never awaits, so it ran as one step without the event loop; name asyncio in "
+    "the tool, or await something, and it runs on the loop (docs/tools.md)"
+)
 
 
 def new_execution_id() -> str:
@@ -331,6 +336,8 @@ class _Call:
         level = rule.log_level if exc is not None else "error"
         if exc is not None:
             fields.update(rule.log_fields(exc))
+            if self.spec.one_step and isinstance(exc, RuntimeError) and "no running event loop" in str(exc):
+                fields["hint"] = ONE_STEP_HINT
         self.finish(rule.outcome, rule.code, error_type or type(exc).__name__, level, **fields)
         # An error_map row is the business's own code; every other row is one of the framework's.
         build = business_error if rule.outcome == "business_error" else system_error
