@@ -75,8 +75,14 @@ def never_waits(function: Callable[..., Any]) -> bool:
     its task (`asyncio`, `get_running_loop`, `create_task`, ...; a nested function or comprehension counted).
 
     A business's coroutine started through `deadlines.run_until` may then skip `loop_needed()`: served inline, a
-    tool that only computes never starts the loop. Anything else (another callable, a wrapper, a function that
-    awaits) is False.
+    tool that only computes never starts the loop.
+
+    Args:
+        function: A tool's function (read once, when `@tool` makes its `ToolSpec`).
+
+    Returns:
+        True only for such an `async def`; False for anything else (another callable, a wrapper, a function that
+        awaits or names the loop).
     """
     if not (inspect.isfunction(function) and inspect.iscoroutinefunction(function)):
         return False
