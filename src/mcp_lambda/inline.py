@@ -2,11 +2,12 @@
 
 The framework's own request path never waits on the loop: its stores and clients are synchronous, and a sync
 tool runs on a worker thread. Only a business's coroutine (an `async def` tool, resource, prompt or hook) may
-wait, and every one of them starts through `deadlines.run_until`, which first awaits `loop_needed()`. So a request
-is driven inline (`drive`): its steps run in the caller's thread, in a copy of its context as a task would run
-them, and a request that reaches `loop_needed()` goes on as a task of the loop from exactly there. What the loop
-would add to a request that never waits (a task, the loop's start and stop, two selector polls) is left out:
-docs/performance.md has the figures.
+wait, and every one of them starts through `deadlines.run_until`, which first awaits `loop_needed()` (but for an
+`async def` tool that `never_waits` vouches cannot suspend or reach the loop). So a request is driven inline
+(`drive`): its steps run in the caller's thread, in a copy of its context as a task would run them, and a request
+that reaches `loop_needed()` goes on as a task of the loop from exactly there. What the loop would add to a
+request that never waits (a task, the loop's start and stop, two selector polls) is left out: docs/performance.md
+has the figures.
 """
 
 from __future__ import annotations
